@@ -1,0 +1,24 @@
+// compiler/lower.h — policy model → verified plan bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "diagnostics.h"
+#include "policy.h"
+
+namespace tartaros {
+
+struct LowerOptions {
+    // Absolute path the plan will be written to ("" when it stays in memory). When it lies
+    // inside a writable root it is write-denied automatically, like the policy file.
+    std::string plan_path;
+};
+
+// Lowers `policy` to a plan and verifies the result. Returns the plan bytes, or an empty
+// vector with at least one error in `diags` (a verification failure is reported as an
+// error with rule id "verify").
+std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &options, Diagnostics &diags);
+
+}  // namespace tartaros

@@ -1,0 +1,247 @@
+/* ir/plan.h — the TartarOS plan: record layouts shared by compiler and enforcer.
+ *
+ * Plain C (C99/C++20 compatible), no dependencies beyond <stdint.h>: the static musl
+ * enforcer and the glibc compiler include the same file. ir/FORMAT.md documents every
+ * field; a change here is a change of the on-disk format and bumps TP_FORMAT_VERSION.
+ *
+ * Invariants of a well-formed plan (checked by ir/plan_reader before any use):
+ *  - little-endian; every multi-byte field naturally aligned; sections 8-aligned;
+ *  - header.total_size equals the file size; header.checksum is FNV-1a-64 of the whole
+ *    file with the checksum field taken as zero;
+ *  - the section table follows the header; sections lie inside the file, do not overlap,
+ *    and each has size == count * record_size with record_size the one fixed for its type;
+ *  - every tp_str lies inside the string table and is followed by a NUL byte;
+ *  - section types are known to this version; singleton sections appear at most once;
+ *  - counts never exceed the TP_MAX_* limits below.
+ */
+#ifndef TARTAROS_IR_PLAN_H
+#define TARTAROS_IR_PLAN_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TP_MAGIC "TARTPLAN"          /* 8 bytes, no NUL in the file */
+#define TP_FORMAT_VERSION 1u
+#define TP_ARCH_X86_64 0xC000003Eu   /* AUDIT_ARCH_X86_64 */
+
+/* Hard limits: the reader refuses plans beyond them, so no count is unbounded. */
+#define TP_MAX_PLAN_SIZE   (16u << 20)
+#define TP_MAX_SECTIONS    32u
+#define TP_MAX_RECORDS     65536u
+#define TP_MAX_PATH        4096u
+
+/* A string: offset and length (without the trailing NUL) into the string table. */
+struct tp_str {
+    uint32_t off;
+    uint32_t len;
+};
+
+/* Where a step came from: a line and column of the policy file (0,0 = implied default). */
+struct tp_origin {
+    uint32_t line;
+    uint32_t col;
+};
+
+/* Kernel features a plan needs to be enforced in full (header.required_features). */
+enum tp_feature {
+    TP_FEAT_USERNS    = 1u << 0,
+    TP_FEAT_MOUNTNS   = 1u << 1,
+    TP_FEAT_PIDNS     = 1u << 2,
+    TP_FEAT_NETNS     = 1u << 3,
+    TP_FEAT_IPCNS     = 1u << 4,
+    TP_FEAT_UTSNS     = 1u << 5,
+    TP_FEAT_CGROUPNS  = 1u << 6,
+    TP_FEAT_LANDLOCK  = 1u << 7,
+    TP_FEAT_SECCOMP   = 1u << 8,
+    TP_FEAT_OPENAT2   = 1u << 9,
+    TP_FEAT_MOUNT_API = 1u << 10   /* open_tree / move_mount / mount_setattr */
+};
+
+struct tp_header {                 /* 64 bytes */
+    uint8_t  magic[8];             /* TP_MAGIC */
+    uint32_t format_version;       /* TP_FORMAT_VERSION */
+    uint32_t header_size;          /* sizeof(struct tp_header) */
+    uint32_t total_size;           /* bytes in the whole plan */
+    uint32_t section_count;        /* entries in the section table */
+    uint32_t section_table_off;    /* == header_size */
+    uint32_t arch;                 /* TP_ARCH_X86_64 */
+    uint64_t required_features;    /* OR of tp_feature */
+    uint32_t min_landlock_abi;     /* lowest ABI that enforces every Landlock rule in full */
+    uint32_t reserved0;            /* zero */
+    uint64_t checksum;             /* FNV-1a-64, see above */
+    uint64_t reserved1;            /* zero */
+};
+
+/* Section types. A reader refuses any other value. */
+enum tp_section_type {
+    TP_SEC_STRTAB       = 1,  /* bytes; record_size 1 */
+    TP_SEC_META         = 2,  /* singleton tp_meta */
+    TP_SEC_NAMESPACES   = 3,  /* singleton tp_namespaces */
+    TP_SEC_MOUNTS       = 4,  /* tp_mount[], in execution order */
+    TP_SEC_LANDLOCK     = 5,  /* singleton tp_landlock_ruleset */
+    TP_SEC_LANDLOCK_FS  = 6,  /* tp_landlock_path[] */
+    TP_SEC_ENV          = 7,  /* tp_env[] */
+    TP_SEC_EXEC         = 8   /* singleton tp_exec */
+};
+
+#define TP_SECF_REQUIRED 1u   /* the guarantee this section carries may not degrade */
+
+struct tp_section {                /* 24 bytes */
+    uint32_t type;                 /* tp_section_type */
+    uint32_t flags;                /* TP_SECF_* */
+    uint32_t offset;               /* from the start of the plan, 8-aligned */
+    uint32_t size;                 /* bytes */
+    uint32_t count;                /* records */
+    uint32_t record_size;          /* fixed per type */
+};
+
+/* TP_SEC_META: where the plan came from (for --explain and the effect log). */
+struct tp_meta {                   /* 24 bytes */
+    struct tp_str policy_path;     /* absolute path of the policy file */
+    struct tp_str compiler;        /* "tartaros-compile <version>" */
+    uint32_t policy_version;       /* the policy's `version` */
+    uint32_t reserved;
+};
+
+/* TP_SEC_NAMESPACES */
+enum tp_ns_flag {
+    TP_NS_USER   = 1u << 0,
+    TP_NS_MOUNT  = 1u << 1,
+    TP_NS_PID    = 1u << 2,
+    TP_NS_NET    = 1u << 3,
+    TP_NS_IPC    = 1u << 4,
+    TP_NS_UTS    = 1u << 5,
+    TP_NS_CGROUP = 1u << 6
+};
+struct tp_namespaces {             /* 24 bytes */
+    uint32_t flags;                /* tp_ns_flag: namespaces to create */
+    uint32_t required;             /* subset of flags that may not degrade */
+    struct tp_str hostname;        /* for the UTS namespace; empty = "tartaros" */
+    struct tp_origin origin;
+};
+
+/* TP_SEC_MOUNTS: one step of building the sandbox's mount tree. The compiler emits them
+ * parents before children; the enforcer runs them in order, after first taking a
+ * detached clone (open_tree) of every source that names the host tree, so that a step
+ * never sees an earlier step's result as its source. */
+enum tp_mount_op {
+    TP_MNT_ROOT_READONLY = 1,  /* make every inherited mount read-only (recursive), nosuid, nodev */
+    TP_MNT_ROOT_EMPTY    = 2,  /* new root is an empty tmpfs; later steps bind back what is allowed */
+    TP_MNT_BIND          = 3,  /* bind host `source` (recursive) at `path`; TP_MNTF_RDONLY for ro */
+    TP_MNT_PIN           = 4,  /* bind `path` onto itself (rw) so it cannot be renamed or removed */
+    TP_MNT_WRITE_DENY    = 5,  /* read-only bind of `path` onto itself; absent: see TP_MNTF_MATERIALIZE_* */
+    TP_MNT_MASK          = 6,  /* hide `path`: empty read-only tmpfs (dir) or /dev/null nodev (file) */
+    TP_MNT_SYMLINK       = 7,  /* create symlink `path` -> `source` (inside an empty tmpfs parent) */
+    TP_MNT_DEV           = 8,  /* minimal private /dev at `path` */
+    TP_MNT_PROC          = 9,  /* fresh procfs of the new PID namespace at `path` */
+    TP_MNT_TMPFS         = 10  /* private writable tmpfs at `path` (private_tmp) */
+};
+enum tp_mount_flag {
+    TP_MNTF_RDONLY            = 1u << 0,
+    TP_MNTF_MATERIALIZE_DIR   = 1u << 1,  /* WRITE_DENY/MASK target absent: create an empty dir first */
+    TP_MNTF_MATERIALIZE_FILE  = 1u << 2,  /* ... or an empty file */
+    TP_MNTF_MASK_ABSENT       = 1u << 3,  /* target absent, no materialize: mask the first missing
+                                             component (a synthetic mountpoint, removed after the run) */
+    TP_MNTF_OPTIONAL          = 1u << 4,  /* source absent: skip the step (e.g. /lib64 on some hosts) */
+    TP_MNTF_REQUIRED          = 1u << 5   /* the guarantee may not degrade */
+};
+struct tp_mount {                  /* 40 bytes */
+    uint32_t op;                   /* tp_mount_op */
+    uint32_t flags;                /* tp_mount_flag */
+    struct tp_str path;            /* absolute, normalised target in the sandbox */
+    struct tp_str source;          /* BIND: host source; SYMLINK: link target; else empty */
+    struct tp_str anchor;          /* WRITE_DENY/MASK inside a writable root: that root. Walks
+                                      below it never follow symlinks (RESOLVE_BENEATH|NO_SYMLINKS) */
+    struct tp_origin origin;
+};
+
+/* TP_SEC_LANDLOCK: the ruleset. Access bits are the kernel's LANDLOCK_ACCESS_FS_* values
+ * (ABI 7 numbering); the enforcer masks them to the running ABI and reports what it lost. */
+struct tp_landlock_ruleset {       /* 32 bytes */
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+    uint64_t scoped;
+    uint32_t abi;                  /* ABI the rights were computed for */
+    uint32_t flags;                /* TP_MNTF_REQUIRED reused as "required" */
+};
+
+enum tp_landlock_rule_kind {
+    TP_LL_PATH   = 1,  /* grant `access` beneath `path` */
+    TP_LL_EXPAND = 2   /* list directory `path` at run time and grant `access` beneath each entry
+                          except those named in `except` ('/'-separated names); entries that are
+                          not directories get `access` masked to file rights */
+};
+struct tp_landlock_path {          /* 40 bytes */
+    uint64_t access;
+    uint32_t kind;                 /* tp_landlock_rule_kind */
+    uint32_t flags;                /* TP_MNTF_OPTIONAL: path may be absent at run time */
+    struct tp_str path;
+    struct tp_str except;          /* EXPAND only */
+    struct tp_origin origin;
+};
+
+/* TP_SEC_ENV: the command's environment, built from nothing unless tp_exec says inherit. */
+enum tp_env_op {
+    TP_ENV_PASS = 1,   /* copy `name` from the launcher's environment if set */
+    TP_ENV_SET  = 2    /* set `name` = `value` */
+};
+struct tp_env {                    /* 32 bytes */
+    uint32_t op;
+    uint32_t reserved;
+    struct tp_str name;
+    struct tp_str value;
+    struct tp_origin origin;
+};
+
+/* TP_SEC_EXEC: how the command is started. */
+enum tp_exec_flag {
+    TP_EXEC_INHERIT_ENV = 1u << 0   /* start from the launcher's environment, then apply tp_env */
+};
+struct tp_exec {                   /* 16 bytes */
+    uint32_t flags;
+    uint32_t reserved;
+    struct tp_origin origin;
+};
+
+/* Landlock filesystem access rights (kernel UAPI values). */
+#define TP_LL_FS_EXECUTE     (1ull << 0)
+#define TP_LL_FS_WRITE_FILE  (1ull << 1)
+#define TP_LL_FS_READ_FILE   (1ull << 2)
+#define TP_LL_FS_READ_DIR    (1ull << 3)
+#define TP_LL_FS_REMOVE_DIR  (1ull << 4)
+#define TP_LL_FS_REMOVE_FILE (1ull << 5)
+#define TP_LL_FS_MAKE_CHAR   (1ull << 6)
+#define TP_LL_FS_MAKE_DIR    (1ull << 7)
+#define TP_LL_FS_MAKE_REG    (1ull << 8)
+#define TP_LL_FS_MAKE_SOCK   (1ull << 9)
+#define TP_LL_FS_MAKE_FIFO   (1ull << 10)
+#define TP_LL_FS_MAKE_BLOCK  (1ull << 11)
+#define TP_LL_FS_MAKE_SYM    (1ull << 12)
+#define TP_LL_FS_REFER       (1ull << 13)  /* ABI 2 */
+#define TP_LL_FS_TRUNCATE    (1ull << 14)  /* ABI 3 */
+#define TP_LL_FS_IOCTL_DEV   (1ull << 15)  /* ABI 5 */
+#define TP_LL_FS_ALL_ABI7    ((1ull << 16) - 1)
+/* Rights that apply to a regular file (the rest only make sense on directories). */
+#define TP_LL_FS_FILE_RIGHTS (TP_LL_FS_EXECUTE | TP_LL_FS_WRITE_FILE | TP_LL_FS_READ_FILE | \
+                              TP_LL_FS_TRUNCATE | TP_LL_FS_IOCTL_DEV)
+
+#ifdef __cplusplus
+}
+#endif
+
+#ifdef __cplusplus
+static_assert(sizeof(struct tp_header) == 64, "tp_header layout");
+static_assert(sizeof(struct tp_section) == 24, "tp_section layout");
+static_assert(sizeof(struct tp_meta) == 24, "tp_meta layout");
+static_assert(sizeof(struct tp_namespaces) == 24, "tp_namespaces layout");
+static_assert(sizeof(struct tp_mount) == 40, "tp_mount layout");
+static_assert(sizeof(struct tp_landlock_ruleset) == 32, "tp_landlock_ruleset layout");
+static_assert(sizeof(struct tp_landlock_path) == 40, "tp_landlock_path layout");
+static_assert(sizeof(struct tp_env) == 32, "tp_env layout");
+static_assert(sizeof(struct tp_exec) == 16, "tp_exec layout");
+#endif
+
+#endif /* TARTAROS_IR_PLAN_H */
