@@ -5,6 +5,8 @@
 // tests refer to them); a position with line 0 prints as `file: severity: ...`.
 #pragma once
 
+#include <cstddef>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -29,13 +31,22 @@ public:
     void note(const SourcePos &pos, std::string message, std::string rule_id);
 
     bool has_errors() const;
+    size_t error_count() const;
+    size_t warning_count() const;
     const std::vector<Diagnostic> &all() const { return items_; }
+
+    // Gives the text of `file` to print(), so it shows source lines without reading the file
+    // again (the text a front-end parsed, which may never have been a file).
+    void add_source(const std::string &file, const std::string &text);
 
     // Every diagnostic in order, with the source line and a caret when the file is readable.
     void print(std::ostream &out) const;
 
 private:
+    const std::vector<std::string> *lines_of(const std::string &file) const;
+
     std::vector<Diagnostic> items_;
+    mutable std::map<std::string, std::vector<std::string>> lines_;  // file → its lines, read once
 };
 
 // The closest of `candidates` to `word` within a small edit distance, or "" — for

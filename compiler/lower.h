@@ -10,10 +10,15 @@
 
 namespace tartaros {
 
+class HostView;  // lower_fs.h
+
 struct LowerOptions {
     // Absolute path the plan will be written to ("" when it stays in memory). When it lies
     // inside a writable root it is write-denied automatically, like the policy file.
     std::string plan_path;
+    // What the lowering may look at on the host (symlinked system paths, regular-file deny
+    // targets); null = the real filesystem. Tests pass a fake.
+    const HostView *host = nullptr;
 };
 
 // Lowers `policy` to a plan and verifies the result. Returns the plan bytes, or an empty

@@ -1,0 +1,87 @@
+#!/bin/sh
+# bench/startup.sh BUILD_DIR — start-up cost of `tartaros-exec plan -- /bin/true` against bare
+# /bin/true and against bubblewrap confining the same policy, in one hyperfine run.
+#
+# The policy is the one the peers were measured with (PEERS.md §1): the work directory
+# writable, everything else read-only, one directory unreadable, no network, private PID
+# namespace and /proc. DESIGN §8 target: our added time <= 1/3 of bubblewrap's.
+# Environment: RUNS (default 100), WARMUP (default 5), OUT (directory for the exports;
+# default: a temporary one, removed).
+set -eu
+
+die() { echo "startup.sh: $*" >&2; exit 1; }
+
+[ $# -eq 1 ] || die "usage: bench/startup.sh BUILD_DIR"
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "$1" && pwd) || die "no build directory $1"
+COMPILE=$BUILD/compiler/tartaros-compile
+EXEC=$BUILD/enforcer/tartaros-exec
+[ -x "$COMPILE" ] && [ -x "$EXEC" ] || die "tartaros-compile or tartaros-exec missing in $BUILD; build first"
+command -v hyperfine >/dev/null && command -v bwrap >/dev/null || "$REPO/scripts/install-deps"
+RUNS=${RUNS:-100}
+WARMUP=${WARMUP:-5}
+
+# Not under /tmp, like a real project: /tmp is not where work directories live.
+TMP=$(mktemp -d /var/tmp/tartaros-bench.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT INT TERM
+WS=$TMP/work
+SECRET=$TMP/secret
+mkdir -p "$WS" "$SECRET"
+echo "bench secret" > "$SECRET/key"
+OUT=${OUT:-$TMP}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+cat > "$TMP/bench.toml" <<EOF
+version = 1
+[filesystem]
+read_scope = "all"
+read_denies = ["secret"]
+writable_roots = ["work"]
+[process]
+isolate_pids = true
+isolate_proc = true
+EOF
+"$COMPILE" "$TMP/bench.toml" -o "$TMP/bench.plan"
+
+BWRAP="bwrap --ro-bind / / --dev /dev --proc /proc --perms 000 --tmpfs $SECRET --remount-ro $SECRET \
+--bind $WS $WS --unshare-all --die-with-parent --new-session --cap-drop ALL --"
+OURS="$EXEC $TMP/bench.plan --"
+
+# Measure only sandboxes that confine: each must write the work dir and fail to read the secret.
+for name in tartaros bwrap; do
+  [ $name = tartaros ] && wrap=$OURS || wrap=$BWRAP
+  # shellcheck disable=SC2086
+  $wrap /bin/sh -c "echo ok > $WS/$name && ! cat $SECRET/key 2>/dev/null" \
+    || die "$name does not enforce the benchmark policy; not measuring it"
+done
+
+cd "$WS"
+hyperfine -N --warmup "$WARMUP" --runs "$RUNS" \
+  --export-json "$OUT/startup.json" --export-markdown "$OUT/startup.md" \
+  -n bare "/bin/true" \
+  -n tartaros-exec "$OURS /bin/true" \
+  -n bwrap "$BWRAP /bin/true"
+
+python3 - "$OUT/startup.json" <<'EOF'
+import json, sys
+res = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
+ms = lambda s: s * 1000.0
+bare = res["bare"]
+print()
+print("| command | mean ms | median ms | min ms | added ms (median) | added ms (min) |")
+print("|---|---:|---:|---:|---:|---:|")
+for name in ("bare", "tartaros-exec", "bwrap"):
+    r = res[name]
+    print("| %s | %.2f | %.2f | %.2f | %+.2f | %+.2f |" % (
+        name, ms(r["mean"]), ms(r["median"]), ms(r["min"]),
+        ms(r["median"] - bare["median"]), ms(r["min"] - bare["min"])))
+for stat in ("median", "min"):
+    ours = res["tartaros-exec"][stat] - bare[stat]
+    theirs = res["bwrap"][stat] - bare[stat]
+    ratio = ours / theirs if theirs > 0 else float("inf")
+    print("\nadded time ours/bwrap (%s): %.2f  (target <= 0.33: %s)"
+          % (stat, ratio, "met" if ratio <= 1 / 3 else "NOT met"), end="")
+print()
+EOF
+[ "$OUT" = "$TMP" ] || echo "exports: $OUT/startup.json $OUT/startup.md"

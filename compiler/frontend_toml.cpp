@@ -1,0 +1,444 @@
+// compiler/frontend_toml.cpp — the TOML front-end: toml++ document → policy model.
+//
+// Every key is checked against a small schema per table. Keys are visited in source order
+// (toml++ iterates tables in key order), so diagnostics come out in the order of the file.
+// Sections that later versions add are recognised and refused as "not supported yet",
+// not as unknown, and the seed's Linux-only refusals (globs, unix socket paths) say why.
+#include "frontend_toml.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <string_view>
+
+#include <toml++/toml.h>
+
+#include "paths.h"
+
+namespace tartaros {
+
+namespace {
+
+struct Entry {
+    const toml::key *key;
+    const toml::node *node;
+};
+
+// A key the schema knows: its reader gets the key and its value.
+struct Field {
+    std::string_view name;
+    std::function<void(const toml::key &, const toml::node &)> read;
+};
+
+// A key recognised but refused, with its own message; `also` looks inside the value for
+// further refusals worth naming.
+struct Refused {
+    std::string_view name;
+    std::string message;
+    std::string_view rule_id;
+    std::function<void(const toml::node &)> also = {};
+};
+
+const char *type_phrase(toml::node_type type) {
+    switch (type) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    case toml::node_type::none: break;
+    }
+    return "nothing";
+}
+
+std::string quoted(std::string_view text) { return "'" + printable(text) + "'"; }
+
+std::string unsupported_yet(std::string_view name, std::string_view table) {
+    return quoted(name) + (table.empty() ? "" : " in [" + std::string(table) + "]") +
+           " is not supported by this version yet";
+}
+
+std::string glob_field_refusal(std::string_view name, std::string_view instead) {
+    return quoted(name) + " is not supported on Linux: TartarOS has no glob engine; list each path in " +
+           std::string(instead);
+}
+
+const std::string kUnixSocketPathsRefusal =
+    "'allow_unix_socket_paths' is not supported on Linux: unix sockets can only be denied all at once, "
+    "with 'deny_unix = true' in [network] or '--deny-unix'";
+
+bool is_env_name(std::string_view name) {
+    if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
+
+std::vector<Entry> entries_in_source_order(const toml::table &table) {
+    std::vector<Entry> entries;
+    for (auto &&[key, node] : table) entries.push_back({&key, &node});
+    std::stable_sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
+        return a.key->source().begin < b.key->source().begin;
+    });
+    return entries;
+}
+
+class Reader {
+public:
+    Reader(std::string file, std::string base_dir, std::optional<std::string> home, Diagnostics &diags)
+        : file_(std::move(file)), base_dir_(std::move(base_dir)), home_(std::move(home)), diags_(diags) {}
+
+    void read_document(const toml::table &root, Policy &policy);
+
+private:
+    SourcePos pos(const toml::source_region &region) const {
+        return {file_, static_cast<uint32_t>(region.begin.line), static_cast<uint32_t>(region.begin.column)};
+    }
+
+    void type_error(const toml::node &node, std::string_view name, std::string_view expected) {
+        diags_.error(pos(node.source()),
+                     quoted(name) + " must be " + std::string(expected) + ", not " + type_phrase(node.type()),
+                     "type");
+    }
+
+    void read_table(const toml::table &table, std::string_view table_name, const std::vector<Field> &fields,
+                    const std::vector<Refused> &refused);
+    void report_unknown(const toml::key &key, std::string_view table_name, const std::vector<Field> &fields);
+    const toml::table *expect_table(const toml::key &key, const toml::node &node);
+
+    void read_version(const toml::node &node, Policy &policy);
+    void read_filesystem(const toml::table &table, FilesystemPolicy &fs);
+    void read_process(const toml::table &table, ProcessPolicy &process);
+    void read_env(const toml::table &table, EnvPolicy &env);
+
+    void read_bool(const toml::key &key, const toml::node &node, Located<bool> &out);
+    void read_read_scope(const toml::node &node, Located<ReadScope> &out);
+    void read_path_list(const toml::key &key, const toml::node &node, std::vector<LocatedPath> &out);
+    void read_name_list(const toml::key &key, const toml::node &node, std::vector<Located<std::string>> &out);
+    void read_env_set(const toml::key &key, const toml::node &node, EnvPolicy &env);
+    void for_each_string(const toml::key &key, const toml::node &node,
+                         const std::function<void(const std::string &, const toml::node &)> &visit);
+    void check_unix_socket_paths(const toml::node &node);
+
+    std::string file_;
+    std::string base_dir_;
+    std::optional<std::string> home_;
+    Diagnostics &diags_;
+    bool has_passthrough_ = false;  // else the defaults apply
+};
+
+void Reader::read_table(const toml::table &table, std::string_view table_name, const std::vector<Field> &fields,
+                        const std::vector<Refused> &refused) {
+    for (const Entry &entry : entries_in_source_order(table)) {
+        const std::string_view name = entry.key->str();
+        auto field = std::find_if(fields.begin(), fields.end(), [&](const Field &f) { return f.name == name; });
+        if (field != fields.end()) {
+            field->read(*entry.key, *entry.node);
+            continue;
+        }
+        auto refusal = std::find_if(refused.begin(), refused.end(), [&](const Refused &r) { return r.name == name; });
+        if (refusal != refused.end()) {
+            diags_.error(pos(entry.key->source()), refusal->message, std::string(refusal->rule_id));
+            if (refusal->also) refusal->also(*entry.node);
+            continue;
+        }
+        report_unknown(*entry.key, table_name, fields);
+    }
+}
+
+void Reader::report_unknown(const toml::key &key, std::string_view table_name, const std::vector<Field> &fields) {
+    std::vector<std::string> known;
+    for (const Field &field : fields) known.emplace_back(field.name);
+    std::string message = "unknown key " + quoted(key.str());
+    if (!table_name.empty()) message += " in [" + std::string(table_name) + "]";
+    const std::string suggestion = closest_match(std::string(key.str()), known);
+    if (!suggestion.empty()) message += "; did you mean " + quoted(suggestion) + "?";
+    diags_.error(pos(key.source()), std::move(message), "unknown-key");
+}
+
+const toml::table *Reader::expect_table(const toml::key &key, const toml::node &node) {
+    const toml::table *table = node.as_table();
+    if (table == nullptr) type_error(node, key.str(), "a table");
+    return table;
+}
+
+void Reader::read_document(const toml::table &root, Policy &policy) {
+    bool has_version = false;
+    const std::vector<Field> fields = {
+        {"version",
+         [&](const toml::key &, const toml::node &node) {
+             has_version = true;
+             read_version(node, policy);
+         }},
+        {"filesystem",
+         [&](const toml::key &key, const toml::node &node) {
+             if (const toml::table *table = expect_table(key, node)) read_filesystem(*table, policy.fs);
+         }},
+        {"process",
+         [&](const toml::key &key, const toml::node &node) {
+             if (const toml::table *table = expect_table(key, node)) read_process(*table, policy.process);
+         }},
+        {"env",
+         [&](const toml::key &key, const toml::node &node) {
+             if (const toml::table *table = expect_table(key, node)) read_env(*table, policy.env);
+         }},
+    };
+    const std::vector<Refused> refused = {
+        {"network", unsupported_yet("network", ""), "unsupported",
+         [&](const toml::node &node) { check_unix_socket_paths(node); }},
+        {"broker", unsupported_yet("broker", ""), "unsupported"},
+        {"glob_read_denies", glob_field_refusal("glob_read_denies", "[filesystem] read_denies"), "glob"},
+        {"glob_denies", glob_field_refusal("glob_denies", "[filesystem] read_denies or write_denies"), "glob"},
+        {"allow_unix_socket_paths", kUnixSocketPathsRefusal, "unsupported"},
+    };
+    read_table(root, "", fields, refused);
+    if (!has_version)
+        diags_.error({file_, 1, 1}, "missing 'version = 1' (the policy format version) at the top of the policy",
+                     "missing-version");
+    if (!has_passthrough_) {
+        for (const std::string &name : kDefaultPassthrough) policy.env.passthrough.push_back({name, {}});
+    }
+}
+
+void Reader::check_unix_socket_paths(const toml::node &node) {
+    const toml::table *table = node.as_table();
+    if (table == nullptr) return;
+    for (const Entry &entry : entries_in_source_order(*table)) {
+        if (entry.key->str() == "allow_unix_socket_paths")
+            diags_.error(pos(entry.key->source()), kUnixSocketPathsRefusal, "unsupported");
+    }
+}
+
+void Reader::read_version(const toml::node &node, Policy &policy) {
+    const toml::value<int64_t> *version = node.as_integer();
+    if (version == nullptr) {
+        type_error(node, "version", "an integer");
+        return;
+    }
+    policy.version = {version->get(), pos(node.source())};
+    if (version->get() != 1)
+        diags_.error(pos(node.source()),
+                     "policy version " + std::to_string(version->get()) +
+                         " is not supported: this compiler reads version 1",
+                     "version");
+}
+
+void Reader::read_filesystem(const toml::table &table, FilesystemPolicy &fs) {
+    auto paths = [&](std::vector<LocatedPath> &out) {
+        return [&](const toml::key &key, const toml::node &node) { read_path_list(key, node, out); };
+    };
+    auto flag = [&](Located<bool> &out) {
+        return [&](const toml::key &key, const toml::node &node) { read_bool(key, node, out); };
+    };
+    const std::vector<Field> fields = {
+        {"read_scope", [&](const toml::key &, const toml::node &node) { read_read_scope(node, fs.read_scope); }},
+        {"read_allows", paths(fs.read_allows)},
+        {"read_denies", paths(fs.read_denies)},
+        {"writable_roots", paths(fs.writable_roots)},
+        {"write_denies", paths(fs.write_denies)},
+        {"materialize", flag(fs.materialize)},
+        {"private_tmp", flag(fs.private_tmp)},
+    };
+    const std::vector<Refused> refused = {
+        {"glob_read_denies", glob_field_refusal("glob_read_denies", "read_denies"), "glob"},
+        {"glob_denies", glob_field_refusal("glob_denies", "read_denies or write_denies"), "glob"},
+        {"allow_unix_socket_paths", kUnixSocketPathsRefusal, "unsupported"},
+    };
+    read_table(table, "filesystem", fields, refused);
+}
+
+void Reader::read_process(const toml::table &table, ProcessPolicy &process) {
+    const std::vector<Field> fields = {
+        {"isolate_pids", [&](const toml::key &key, const toml::node &node) { read_bool(key, node, process.isolate_pids); }},
+        {"isolate_proc", [&](const toml::key &key, const toml::node &node) { read_bool(key, node, process.isolate_proc); }},
+    };
+    std::vector<Refused> refused;
+    for (std::string_view later : {"max_processes", "memory_max", "cpu_max", "harden_syscalls", "timeout", "rlimits"})
+        refused.push_back({later, unsupported_yet(later, "process"), "unsupported"});
+    read_table(table, "process", fields, refused);
+}
+
+void Reader::read_env(const toml::table &table, EnvPolicy &env) {
+    const std::vector<Field> fields = {
+        {"inherit", [&](const toml::key &key, const toml::node &node) { read_bool(key, node, env.inherit); }},
+        {"passthrough",
+         [&](const toml::key &key, const toml::node &node) {
+             has_passthrough_ = true;
+             read_name_list(key, node, env.passthrough);
+         }},
+        {"set", [&](const toml::key &key, const toml::node &node) { read_env_set(key, node, env); }},
+    };
+    read_table(table, "env", fields, {});
+}
+
+void Reader::read_bool(const toml::key &key, const toml::node &node, Located<bool> &out) {
+    const toml::value<bool> *value = node.as_boolean();
+    if (value == nullptr) {
+        type_error(node, key.str(), "a boolean (true or false)");
+        return;
+    }
+    out = {value->get(), pos(node.source())};
+}
+
+void Reader::read_read_scope(const toml::node &node, Located<ReadScope> &out) {
+    const toml::value<std::string> *value = node.as_string();
+    if (value == nullptr) {
+        type_error(node, "read_scope", "a string (\"all\" or \"granted\")");
+        return;
+    }
+    const std::string &scope = value->get();
+    if (scope == "all" || scope == "granted") {
+        out = {scope == "all" ? ReadScope::All : ReadScope::Granted, pos(node.source())};
+        return;
+    }
+    std::string message = "'read_scope' must be \"all\" or \"granted\", not \"" + printable(scope) + "\"";
+    const std::string suggestion = closest_match(scope, {"all", "granted"});
+    if (!suggestion.empty()) message += "; did you mean \"" + suggestion + "\"?";
+    diags_.error(pos(node.source()), std::move(message), "value");
+}
+
+// Visits each string of the array `node` in order; any other element is a type error at
+// its own position, reported in its turn.
+void Reader::for_each_string(const toml::key &key, const toml::node &node,
+                             const std::function<void(const std::string &, const toml::node &)> &visit) {
+    const toml::array *array = node.as_array();
+    if (array == nullptr) {
+        type_error(node, key.str(), "an array of strings");
+        return;
+    }
+    for (size_t i = 0; i < array->size(); ++i) {
+        const toml::node &element = *array->get(i);
+        if (const toml::value<std::string> *text = element.as_string()) {
+            visit(text->get(), element);
+            continue;
+        }
+        diags_.error(pos(element.source()),
+                     quoted(key.str()) + " must be an array of strings; element " + std::to_string(i + 1) + " is " +
+                         type_phrase(element.type()),
+                     "type");
+    }
+}
+
+void Reader::read_path_list(const toml::key &key, const toml::node &node, std::vector<LocatedPath> &out) {
+    std::vector<std::string> raw_of_kept;
+    for_each_string(key, node, [&](const std::string &raw, const toml::node &element) {
+        PathError err;
+        std::optional<std::string> path = resolve_policy_path(raw, key.str(), base_dir_, home_, err);
+        if (!path) {
+            diags_.error(pos(element.source()), std::move(err.message), std::move(err.rule_id));
+            return;
+        }
+        auto first = std::find_if(out.begin(), out.end(), [&](const LocatedPath &p) { return p.value == *path; });
+        if (first != out.end()) {
+            const std::string &first_raw = raw_of_kept[static_cast<size_t>(first - out.begin())];
+            std::string message = quoted(raw) + " is already listed in " + quoted(key.str()) + " at line " +
+                                  std::to_string(first->pos.line);
+            if (first_raw != raw) message += " (as " + quoted(first_raw) + ")";
+            diags_.warning(pos(element.source()), message + "; this copy is ignored", "duplicate");
+            return;
+        }
+        out.push_back({*path, pos(element.source())});
+        raw_of_kept.push_back(raw);
+    });
+}
+
+void Reader::read_name_list(const toml::key &key, const toml::node &node, std::vector<Located<std::string>> &out) {
+    for_each_string(key, node, [&](const std::string &name, const toml::node &element) {
+        if (!is_env_name(name)) {
+            diags_.error(pos(element.source()),
+                         quoted(key.str()) + ": " + quoted(name) +
+                             " is not a valid environment variable name (letters, digits and '_', not starting "
+                             "with a digit)",
+                         "env-name");
+            return;
+        }
+        auto first = std::find_if(out.begin(), out.end(), [&](const Located<std::string> &n) { return n.value == name; });
+        if (first != out.end()) {
+            diags_.warning(pos(element.source()),
+                           quoted(name) + " is already listed in " + quoted(key.str()) + " at line " +
+                               std::to_string(first->pos.line) + "; this copy is ignored",
+                           "duplicate");
+            return;
+        }
+        out.push_back({name, pos(element.source())});
+    });
+}
+
+void Reader::read_env_set(const toml::key &key, const toml::node &node, EnvPolicy &env) {
+    const toml::table *table = node.as_table();
+    if (table == nullptr) {
+        type_error(node, key.str(), "a table of names to strings, like { CI = \"1\" }");
+        return;
+    }
+    for (const Entry &entry : entries_in_source_order(*table)) {
+        const std::string name(entry.key->str());
+        if (!is_env_name(name)) {
+            diags_.error(pos(entry.key->source()),
+                         "'set': " + quoted(name) +
+                             " is not a valid environment variable name (letters, digits and '_', not starting "
+                             "with a digit)",
+                         "env-name");
+            continue;
+        }
+        const toml::value<std::string> *value = entry.node->as_string();
+        if (value == nullptr) {
+            type_error(*entry.node, name, "a string");
+            continue;
+        }
+        if (value->get().find('\0') != std::string::npos) {
+            diags_.error(pos(entry.node->source()), "the value of " + quoted(name) + " contains a NUL character",
+                         "value");
+            continue;
+        }
+        env.set.push_back({{name, pos(entry.key->source())}, {value->get(), pos(entry.node->source())}});
+    }
+}
+
+std::optional<std::string> home_directory() {
+    const char *home = std::getenv("HOME");
+    if (home == nullptr) return std::nullopt;
+    return std::string(home);
+}
+
+}  // namespace
+
+std::optional<Policy> parse_toml_policy(const std::string &path, Diagnostics &diags) {
+    std::string text, err;
+    if (!read_file(path, text, err)) {
+        diags.error({path, 0, 0}, "cannot read the policy: " + err, "io");
+        return std::nullopt;
+    }
+    return parse_toml_policy_text(text, path, diags);
+}
+
+std::optional<Policy> parse_toml_policy_text(const std::string &text, const std::string &display_path,
+                                             Diagnostics &diags) {
+    diags.add_source(display_path, text);
+    const std::optional<std::string> source_path = absolute_path(display_path);
+    if (!source_path) {
+        diags.error({display_path, 0, 0}, "cannot resolve the policy's directory: the current directory is gone",
+                    "path");
+        return std::nullopt;
+    }
+    toml::table root;
+    try {
+        root = toml::parse(text, display_path);
+    } catch (const toml::parse_error &e) {
+        diags.error({display_path, static_cast<uint32_t>(e.source().begin.line),
+                     static_cast<uint32_t>(e.source().begin.column)},
+                    std::string(e.description()), "syntax");
+        return std::nullopt;
+    }
+    const size_t errors_before = diags.error_count();
+    Policy policy;
+    policy.source_path = *source_path;
+    Reader(display_path, parent_directory(*source_path), home_directory(), diags).read_document(root, policy);
+    if (diags.error_count() > errors_before) return std::nullopt;
+    return policy;
+}
+
+}  // namespace tartaros

@@ -1,0 +1,216 @@
+// compiler/fs_trie.cpp — the rule trie and its most-specific-wins resolution.
+#include "fs_trie.h"
+
+#include <algorithm>
+
+namespace tartaros {
+
+const std::vector<std::string> kGrantedSystemPaths = {"/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc"};
+
+const char *level_name(Level level)
+{
+    switch (level) {
+    case Level::None: return "none";
+    case Level::Read: return "read";
+    case Level::Write: return "write";
+    }
+    return "?";
+}
+
+bool path_is_within(std::string_view path, std::string_view ancestor)
+{
+    if (ancestor == "/")
+        return !path.empty() && path.front() == '/';
+    if (path.size() < ancestor.size() || path.compare(0, ancestor.size(), ancestor) != 0)
+        return false;
+    return path.size() == ancestor.size() || path[ancestor.size()] == '/';
+}
+
+std::vector<std::string_view> path_components(std::string_view path)
+{
+    std::vector<std::string_view> parts;
+    size_t i = 0;
+    while (i < path.size()) {
+        while (i < path.size() && path[i] == '/')
+            i++;
+        size_t end = path.find('/', i);
+        if (end == std::string_view::npos)
+            end = path.size();
+        if (end > i)
+            parts.push_back(path.substr(i, end - i));
+        i = end;
+    }
+    return parts;
+}
+
+size_t path_depth(std::string_view path) { return path_components(path).size(); }
+
+std::string path_join(std::string_view dir, std::string_view name)
+{
+    std::string out(dir);
+    if (out.empty() || out.back() != '/')
+        out.push_back('/');
+    out.append(name);
+    return out;
+}
+
+bool FsNode::has_rule(RuleKind kind) const { return find_rule(kind) != nullptr; }
+
+const FsRule *FsNode::find_rule(RuleKind kind) const
+{
+    for (const FsRule &r : rules)
+        if (r.kind == kind)
+            return &r;
+    return nullptr;
+}
+
+const FsRule *FsNode::deciding_rule() const
+{
+    static constexpr RuleKind kByPrecedence[] = {RuleKind::ReadDeny,     RuleKind::WriteDeny, RuleKind::WritableRoot,
+                                                 RuleKind::PrivateTmp,   RuleKind::ReadAllow, RuleKind::GrantedSystem,
+                                                 RuleKind::Dev,          RuleKind::Proc};
+    for (RuleKind kind : kByPrecedence)
+        if (const FsRule *r = find_rule(kind))
+            return r;
+    return nullptr;
+}
+
+namespace {
+
+// The level of a node with `rules`, given the level its parent path has.
+Level apply_rules(Level inherited, const std::vector<FsRule> &rules)
+{
+    Level floor = Level::None;
+    bool read_cap = false, deny = false;
+    for (const FsRule &r : rules) {
+        switch (r.kind) {
+        case RuleKind::ReadAllow:
+        case RuleKind::GrantedSystem:
+        case RuleKind::Dev:
+        case RuleKind::Proc: floor = std::max(floor, Level::Read); break;
+        case RuleKind::WritableRoot:
+        case RuleKind::PrivateTmp: floor = Level::Write; break;
+        case RuleKind::WriteDeny: read_cap = true; break;
+        case RuleKind::ReadDeny: deny = true; break;
+        }
+    }
+    Level level = std::max(inherited, floor);
+    if (read_cap)
+        level = std::min(level, Level::Read);
+    if (deny)
+        level = Level::None;
+    return level;
+}
+
+void resolve_node(FsNode &node, Level inherited)
+{
+    node.level = apply_rules(inherited, node.rules);
+    node.min_below = node.level;
+    for (auto &[name, child] : node.children) {
+        resolve_node(*child, node.level);
+        node.min_below = std::min(node.min_below, child->min_below);
+    }
+}
+
+}  // namespace
+
+FsTrie::FsTrie(Level root_level) : root_inherited_(root_level), root_(std::make_unique<FsNode>())
+{
+    root_->path.assign(1, '/');
+    resolve();
+}
+
+void FsTrie::add(std::string_view path, const FsRule &rule)
+{
+    FsNode *node = root_.get();
+    for (std::string_view part : path_components(path)) {
+        auto &slot = node->children[std::string(part)];
+        if (!slot) {
+            slot = std::make_unique<FsNode>();
+            slot->name = std::string(part);
+            slot->path = path_join(node->path, part);
+        }
+        node = slot.get();
+    }
+    node->rules.push_back(rule);
+}
+
+void FsTrie::resolve() { resolve_node(*root_, root_inherited_); }
+
+const FsNode *FsTrie::find(std::string_view path) const
+{
+    const FsNode *node = root_.get();
+    for (std::string_view part : path_components(path)) {
+        auto it = node->children.find(std::string(part));
+        if (it == node->children.end())
+            return nullptr;
+        node = it->second.get();
+    }
+    return node;
+}
+
+const FsNode &FsTrie::deepest_ancestor(std::string_view path) const
+{
+    const FsNode *node = root_.get();
+    for (std::string_view part : path_components(path)) {
+        auto it = node->children.find(std::string(part));
+        if (it == node->children.end())
+            break;
+        node = it->second.get();
+    }
+    return *node;
+}
+
+Level FsTrie::level_at(std::string_view path) const { return deepest_ancestor(path).level; }
+
+namespace {
+
+void add_paths(FsTrie &trie, const std::vector<LocatedPath> &paths, RuleKind kind)
+{
+    for (const LocatedPath &p : paths)
+        trie.add(p.value, FsRule{kind, p.pos});
+}
+
+bool inside_writable_root(const Policy &policy, const std::string &path)
+{
+    return std::any_of(policy.fs.writable_roots.begin(), policy.fs.writable_roots.end(),
+                       [&](const LocatedPath &root) { return path_is_within(path, root.value); });
+}
+
+}  // namespace
+
+FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path)
+{
+    const bool granted = policy.fs.read_scope.value == ReadScope::Granted;
+    FsTrie trie(granted ? Level::None : Level::Read);
+    const SourcePos &scope_pos = policy.fs.read_scope.pos;
+
+    if (granted) {
+        for (const std::string &p : kGrantedSystemPaths)
+            trie.add(p, FsRule{RuleKind::GrantedSystem, scope_pos, true});
+        if (!policy.process.isolate_proc.value)
+            trie.add("/proc", FsRule{RuleKind::GrantedSystem, scope_pos, true});
+    }
+    trie.add("/dev", FsRule{RuleKind::Dev, SourcePos{scope_pos.file, 0, 0}, true});
+    if (policy.process.isolate_proc.value)
+        trie.add("/proc", FsRule{RuleKind::Proc, policy.process.isolate_proc.pos, true});
+    if (policy.fs.private_tmp.value)
+        trie.add("/tmp", FsRule{RuleKind::PrivateTmp, policy.fs.private_tmp.pos, true});
+
+    add_paths(trie, policy.fs.read_allows, RuleKind::ReadAllow);
+    add_paths(trie, policy.fs.writable_roots, RuleKind::WritableRoot);
+    add_paths(trie, policy.fs.read_denies, RuleKind::ReadDeny);
+    add_paths(trie, policy.fs.write_denies, RuleKind::WriteDeny);
+
+    // An agent must not be able to weaken its own sandbox (DESIGN §5).
+    const SourcePos implied{policy.source_path, 0, 0};
+    if (!policy.source_path.empty() && inside_writable_root(policy, policy.source_path))
+        trie.add(policy.source_path, FsRule{RuleKind::WriteDeny, implied, true, true});
+    if (!plan_path.empty() && inside_writable_root(policy, plan_path))
+        trie.add(plan_path, FsRule{RuleKind::WriteDeny, implied, true, true});
+
+    trie.resolve();
+    return trie;
+}
+
+}  // namespace tartaros

@@ -1,0 +1,152 @@
+// compiler/lower.cpp — orchestration: policy → trie → filesystem layers → plan bytes →
+// verification. Everything here is a pure function of the policy, the options and what the
+// host shows (lower_fs.h): no hash-map order, addresses or clock reach the bytes.
+#include "lower.h"
+
+#include <stdexcept>
+
+#include "fs_trie.h"
+#include "lower_fs.h"
+#include "plan_writer.h"
+#include "verify.h"
+
+namespace tartaros {
+
+namespace {
+
+tp_origin origin(const SourcePos &pos) { return tp_origin{pos.line, pos.col}; }
+
+uint32_t namespace_flags(const Policy &policy)
+{
+    // No network is granted in this version: a private network namespace always.
+    uint32_t flags = TP_NS_USER | TP_NS_MOUNT | TP_NS_IPC | TP_NS_UTS | TP_NS_NET | TP_NS_CGROUP;
+    if (policy.process.isolate_pids.value)
+        flags |= TP_NS_PID;
+    return flags;
+}
+
+uint64_t required_features(const Policy &policy)
+{
+    uint64_t features = TP_FEAT_USERNS | TP_FEAT_MOUNTNS | TP_FEAT_NETNS | TP_FEAT_IPCNS | TP_FEAT_UTSNS |
+                        TP_FEAT_CGROUPNS | TP_FEAT_LANDLOCK | TP_FEAT_OPENAT2 | TP_FEAT_MOUNT_API;
+    if (policy.process.isolate_pids.value)
+        features |= TP_FEAT_PIDNS;
+    return features;
+}
+
+void write_meta(ir::PlanWriter &w, const Policy &policy)
+{
+    tp_meta meta{};
+    meta.policy_path = w.str(policy.source_path);
+    meta.compiler = w.str("tartaros-compile " TARTAROS_VERSION);
+    meta.policy_version = static_cast<uint32_t>(policy.version.value);
+    w.set_meta(meta);
+}
+
+void write_namespaces(ir::PlanWriter &w, const Policy &policy)
+{
+    tp_namespaces ns{};
+    ns.flags = namespace_flags(policy);
+    ns.required = ns.flags;
+    ns.origin = origin(policy.process.isolate_pids.pos);
+    w.set_namespaces(ns, true);
+}
+
+void write_filesystem(ir::PlanWriter &w, const FsLowering &fs)
+{
+    for (const MountStep &s : fs.mounts) {
+        tp_mount m{};
+        m.op = s.op;
+        m.flags = s.flags;
+        m.path = w.str(s.path);
+        m.source = w.str(s.source);
+        m.anchor = w.str(s.anchor);
+        m.origin = origin(s.pos);
+        w.add_mount(m);
+    }
+    w.set_mounts_required(true);
+
+    tp_landlock_ruleset rs{};
+    rs.handled_access_fs = kHandledRights;
+    rs.abi = kLandlockAbi;
+    rs.flags = TP_MNTF_REQUIRED;
+    w.set_landlock(rs, true);
+    for (const LandlockRule &r : fs.landlock) {
+        tp_landlock_path p{};
+        p.access = r.access;
+        p.kind = r.kind;
+        p.flags = r.flags;
+        p.path = w.str(r.path);
+        p.except = w.str(r.except);
+        p.origin = origin(r.pos);
+        w.add_landlock_path(p);
+    }
+}
+
+void write_environment(ir::PlanWriter &w, const Policy &policy)
+{
+    for (const Located<std::string> &name : policy.env.passthrough) {
+        tp_env e{};
+        e.op = TP_ENV_PASS;
+        e.name = w.str(name.value);
+        e.origin = origin(name.pos);
+        w.add_env(e);
+    }
+    for (const auto &[name, value] : policy.env.set) {
+        tp_env e{};
+        e.op = TP_ENV_SET;
+        e.name = w.str(name.value);
+        e.value = w.str(value.value);
+        e.origin = origin(name.pos);
+        w.add_env(e);
+    }
+    tp_exec exec{};
+    exec.flags = policy.env.inherit.value ? uint32_t{TP_EXEC_INHERIT_ENV} : 0u;
+    exec.origin = origin(policy.env.inherit.pos);
+    w.set_exec(exec);
+}
+
+std::vector<uint8_t> write_plan(const Policy &policy, const FsLowering &fs)
+{
+    ir::PlanWriter w;
+    write_meta(w, policy);
+    write_namespaces(w, policy);
+    write_filesystem(w, fs);
+    write_environment(w, policy);
+    w.set_required_features(required_features(policy));
+    w.set_min_landlock_abi(landlock_abi_needed(kHandledRights));
+    return w.finish();
+}
+
+SourcePos policy_pos(const Policy &policy)
+{
+    return SourcePos{policy.version.pos.file.empty() ? policy.source_path : policy.version.pos.file, 0, 0};
+}
+
+}  // namespace
+
+std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &options, Diagnostics &diags)
+{
+    const HostView &host = options.host != nullptr ? *options.host : real_host();
+    const FsTrie trie = build_fs_trie(policy, options.plan_path);
+    const FsLowering fs = lower_filesystem(policy, trie, host, diags);
+
+    std::vector<uint8_t> plan;
+    try {
+        plan = write_plan(policy, fs);
+    } catch (const std::length_error &e) {
+        diags.error(policy_pos(policy), std::string("the plan would be too large: ") + e.what(), "plan-size");
+        return {};
+    }
+    std::string why;
+    if (!verify_plan(plan, policy, options, why)) {
+        diags.error(policy_pos(policy),
+                    "internal error: the compiled plan failed its verification (" + why +
+                        "); no plan was written. This is a compiler bug: please report it with the policy",
+                    "verify");
+        return {};
+    }
+    return plan;
+}
+
+}  // namespace tartaros

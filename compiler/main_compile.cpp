@@ -1,0 +1,136 @@
+// tartaros-compile: a policy into a verified plan (-o), or any plan back into text (--explain).
+// Argument parsing and calls only; every refusal exits 78 with a first line `tartaros: ...`.
+#include <cstdint>
+#include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diagnostics.h"
+#include "explain.h"
+#include "frontend_toml.h"
+#include "lower.h"
+#include "paths.h"
+
+namespace {
+
+using namespace tartaros;
+
+constexpr int kExitOk = 0;
+constexpr int kExitRefusal = 78;  // EX_CONFIG
+constexpr unsigned kPlanMode = 0644;
+
+constexpr std::string_view kHelp =
+    "usage: tartaros-compile POLICY.toml -o PLAN.bin\n"
+    "       tartaros-compile --explain PLAN.bin [--json]\n"
+    "       tartaros-compile --version | --help\n"
+    "\n"
+    "Compiles a TartarOS policy into a verified plan for tartaros-exec, or prints any plan,\n"
+    "every step in execution order with the policy line that caused it.\n"
+    "\n"
+    "  -o, --output PLAN  where to write the plan (replaced atomically, mode 0644)\n"
+    "  --explain PLAN     print PLAN as text\n"
+    "  --json             with --explain: print JSON instead\n"
+    "\n"
+    "Exit status: 0 done; 78 refused (invalid policy or plan, unreadable file, bad usage),\n"
+    "with a first line on stderr that starts with 'tartaros:'.\n";
+
+struct Options {
+    bool help = false;
+    bool version = false;
+    bool explain = false;
+    bool json = false;
+    std::vector<std::string> inputs;
+    std::string output;
+};
+
+int refuse(const std::string &line) {
+    std::cerr << "tartaros: " << line << '\n';
+    return kExitRefusal;
+}
+
+int usage_error(const std::string &what) { return refuse("usage: " + what + " (see tartaros-compile --help)"); }
+
+// Fills `options`; returns "" or what is wrong with the command line.
+std::string parse_arguments(int argc, char **argv, Options &options) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "-h" || arg == "--help") {
+            options.help = true;
+        } else if (arg == "--version") {
+            options.version = true;
+        } else if (arg == "--explain") {
+            options.explain = true;
+        } else if (arg == "--json") {
+            options.json = true;
+        } else if (arg == "-o" || arg == "--output") {
+            if (i + 1 >= argc) return std::string(arg) + " needs a file name";
+            if (!options.output.empty()) return "only one -o is allowed";
+            options.output = argv[++i];
+            if (options.output.empty()) return std::string(arg) + " needs a file name";
+        } else if (arg.size() > 1 && arg.front() == '-') {
+            return "unknown option '" + printable(arg) + "'";
+        } else {
+            options.inputs.emplace_back(arg);
+        }
+    }
+    if (options.help || options.version) return "";
+    if (options.inputs.size() != 1)
+        return options.explain ? "--explain takes exactly one PLAN.bin" : "expected exactly one POLICY.toml";
+    if (options.explain && !options.output.empty()) return "--explain does not write a file; drop -o";
+    if (!options.explain && options.json) return "--json goes with --explain";
+    if (!options.explain && options.output.empty()) return "missing -o PLAN.bin";
+    return "";
+}
+
+int report_diagnostics_failure(const std::string &policy_path, const Diagnostics &diags) {
+    const size_t errors = diags.error_count();
+    std::cerr << "tartaros: " << policy_path << ": " << errors << (errors == 1 ? " error" : " errors") << '\n';
+    diags.print(std::cerr);
+    return kExitRefusal;
+}
+
+int compile(const std::string &policy_path, const std::string &plan_path) {
+    std::string text, err;
+    if (!read_file(policy_path, text, err)) return refuse("cannot read " + policy_path + ": " + err);
+    Diagnostics diags;
+    const std::optional<Policy> policy = parse_toml_policy_text(text, policy_path, diags);
+    if (!policy) return report_diagnostics_failure(policy_path, diags);
+
+    const std::optional<std::string> absolute_plan = absolute_path(plan_path);
+    if (!absolute_plan) return refuse("cannot resolve " + plan_path + ": the current directory is gone");
+    const std::vector<uint8_t> plan = lower_policy(*policy, LowerOptions{*absolute_plan}, diags);
+    if (plan.empty() || diags.has_errors()) return report_diagnostics_failure(policy_path, diags);
+    diags.print(std::cerr);  // warnings
+
+    if (!write_file_atomically(plan_path, plan, kPlanMode, err)) return refuse("cannot write " + plan_path + ": " + err);
+    return kExitOk;
+}
+
+int explain(const std::string &plan_path, bool json) {
+    std::string text, err;
+    if (!read_file(plan_path, text, err)) return refuse("cannot read " + plan_path + ": " + err);
+    const std::vector<uint8_t> plan(text.begin(), text.end());
+    if (!explain_plan(plan, json, std::cout, err)) return refuse(plan_path + ": invalid plan: " + err);
+    std::cout.flush();
+    if (!std::cout) return refuse("cannot write the explanation to standard output");
+    return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    Options options;
+    const std::string usage = parse_arguments(argc, argv, options);
+    if (!usage.empty()) return usage_error(usage);
+    if (options.help) {
+        std::cout << kHelp;
+        return kExitOk;
+    }
+    if (options.version) {
+        std::cout << "tartaros-compile " << TARTAROS_VERSION << '\n';
+        return kExitOk;
+    }
+    if (options.explain) return explain(options.inputs.front(), options.json);
+    return compile(options.inputs.front(), options.output);
+}

@@ -1,0 +1,245 @@
+/* enforcer/denies.cpp — PIN, WRITE_DENY and MASK steps, and materialize.
+ *
+ * A step with an anchor (the writable root it lies in) walks below the anchor one component
+ * at a time without following symlinks (paths.h). Where the walk stops decides the mount:
+ *  - found:          WRITE_DENY binds the target read-only onto itself; MASK hides it;
+ *  - a symlink:      the symlink itself is masked with /dev/null, so it cannot be replaced;
+ *  - a non-directory with components left below it: that file is bound read-only onto
+ *                    itself, so it cannot be replaced by a directory holding the target;
+ *  - a missing name: the first missing component becomes a synthetic empty file masked
+ *                    with /dev/null, which the supervisor removes after the run (with
+ *                    materialize the target was created before the steps, so this only
+ *                    happens when materialize failed and the run degrades).
+ * A step without an anchor lies outside every writable root: it is resolved from the
+ * sandbox root (symlinks followed inside it), and an absent target is left alone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "kuapi.h"
+#include "mount_steps.h"
+#include "paths.h"
+#include "report.h"
+
+namespace {
+
+constexpr uint64_t kSealedFile = kuapi::MOUNT_ATTR_RDONLY | kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV |
+                                 kuapi::MOUNT_ATTR_NOEXEC;
+constexpr uint64_t kReadOnlyBind = kuapi::MOUNT_ATTR_RDONLY | kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV;
+constexpr uint64_t kPinBind = kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV;
+
+struct anchored {
+    const char *anchor;  /* the writable root, in the sandbox */
+    const char *rel;     /* the target below it */
+    int fd;              /* O_PATH of the anchor */
+};
+
+const char *path_of(const mount_tree *t, const tp_mount *m)
+{
+    return tp_plan_str(t->ctx->plan, m->path);
+}
+
+/* Opens the step's anchor from `root`; preflight checked that path lies beneath it. */
+anchored open_anchor(const mount_tree *t, const tp_mount *m, int root)
+{
+    anchored a;
+    a.anchor = tp_plan_str(t->ctx->plan, m->anchor);
+    a.rel = path_below(path_of(t, m), a.anchor);
+    a.fd = open_in_root(root, a.anchor, O_PATH | O_DIRECTORY);
+    return a;
+}
+
+void bind_onto_itself(const mount_tree *t, const tp_mount *m, int fd, uint64_t attrs)
+{
+    int clone = clone_mount(fd);
+    if (clone < 0) {
+        step_failed(t, m, "open_tree", errno);
+        return;
+    }
+    if (!set_mount_attrs(clone, attrs, true))
+        step_failed(t, m, "mount_setattr", errno);
+    else if (!attach_mount(clone, fd))
+        step_failed(t, m, "move_mount", errno);
+    close(clone);
+}
+
+/* /dev/null, read-only and nodev, over a file or a symlink: every open fails with EACCES. */
+void mask_with_devnull(const mount_tree *t, const tp_mount *m, int fd)
+{
+    int null_mount = t->devnull >= 0 ? clone_mount(t->devnull) : -1;
+    if (null_mount < 0) {
+        step_failed(t, m, "clone of /dev/null", t->devnull >= 0 ? errno : ENOENT);
+        return;
+    }
+    if (!set_mount_attrs(null_mount, kSealedFile, true))
+        step_failed(t, m, "mount_setattr on /dev/null", errno);
+    else if (!attach_mount(null_mount, fd))
+        step_failed(t, m, "move_mount of /dev/null over it", errno);
+    close(null_mount);
+}
+
+/* An empty tmpfs over a directory (names hidden too), sealed read-only after the last step
+ * so that binds beneath it can still get their mountpoints. */
+void mask_directory(mount_tree *t, const tp_mount *m, int fd)
+{
+    fs_option mode = {"mode", "0755"};
+    int tmpfs = new_filesystem("tmpfs", &mode, 1, kSealedFile & ~kuapi::MOUNT_ATTR_RDONLY);
+    if (tmpfs < 0) {
+        step_failed(t, m, "tmpfs", errno);
+        return;
+    }
+    if (!attach_mount(tmpfs, fd)) {
+        step_failed(t, m, "move_mount of the tmpfs over it", errno);
+        close(tmpfs);
+        return;
+    }
+    register_tmpfs(t, path_of(t, m), tmpfs, true);
+}
+
+void mask_existing(mount_tree *t, const tp_mount *m, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        step_failed(t, m, "fstat", errno);
+    else if (S_ISDIR(st.st_mode))
+        mask_directory(t, m, fd);
+    else
+        mask_with_devnull(t, m, fd);
+}
+
+/* The first missing component becomes an empty file, reported to the supervisor before
+ * anything is mounted on it, so it is removed after the run even if the mount fails. */
+void mask_first_missing(const mount_tree *t, const tp_mount *m, const anchored &a, const walk_result &r)
+{
+    if (!create_empty_file(r.fd, r.name, 0)) {
+        step_failed(t, m, "synthetic mountpoint", errno);
+        return;
+    }
+    int fd = open_beneath(r.fd, r.name, O_PATH | O_NOFOLLOW, 0);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        step_failed(t, m, "synthetic mountpoint", errno);
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    report_synthetic_mountpoint(a.anchor, arena_strndup(a.rel, r.prefix_len), st.st_dev, st.st_ino);
+    mask_with_devnull(t, m, fd);
+    close(fd);
+}
+
+/* What an anchored deny does where its walk stopped; `found` handles an existing target. */
+void deny_at_walk_end(mount_tree *t, const tp_mount *m, const anchored &a, const walk_result &r,
+                      void (*found)(mount_tree *, const tp_mount *, int))
+{
+    switch (r.end) {
+    case WALK_FOUND:
+        return found(t, m, r.fd);
+    case WALK_SYMLINK:
+        return mask_with_devnull(t, m, r.fd);
+    case WALK_NOT_DIR:
+        return bind_onto_itself(t, m, r.fd, kReadOnlyBind);
+    case WALK_MISSING:
+        if ((m->op == TP_MNT_MASK) && (m->flags & TP_MNTF_OPTIONAL) && !(m->flags & TP_MNTF_MASK_ABSENT))
+            return;
+        return mask_first_missing(t, m, a, r);
+    case WALK_FAILED:
+        return step_failed(t, m, "walk from its writable root", r.error);
+    }
+}
+
+void write_deny_found(mount_tree *t, const tp_mount *m, int fd)
+{
+    bind_onto_itself(t, m, fd, kReadOnlyBind);
+}
+
+void pin_found(mount_tree *t, const tp_mount *m, int fd)
+{
+    bind_onto_itself(t, m, fd, kPinBind);
+}
+
+/* Runs an anchored step, or resolves an unanchored one from the sandbox root. */
+void run_deny(mount_tree *t, const tp_mount *m, void (*found)(mount_tree *, const tp_mount *, int))
+{
+    if (m->anchor.len == 0) {
+        int fd = open_in_root(t->root, path_of(t, m), O_PATH);
+        if (fd >= 0) {
+            found(t, m, fd);
+            close(fd);
+        } else if (errno != ENOENT) {
+            step_failed(t, m, "open", errno);
+        }
+        return;
+    }
+    anchored a = open_anchor(t, m, t->root);
+    if (a.fd < 0) {
+        step_failed(t, m, "its writable root", errno);
+        return;
+    }
+    walk_result r = walk_beneath(a.fd, a.rel);
+    if (m->op == TP_MNT_PIN && r.end != WALK_FOUND) {
+        /* Nothing to pin: the deny step below it masks the symlink or the absent name. */
+    } else {
+        deny_at_walk_end(t, m, a, r, found);
+    }
+    if (r.fd >= 0)
+        close(r.fd);
+    close(a.fd);
+}
+
+/* Creates an absent target (and the directories above it) on the host. A failure degrades
+ * like any step: the step then masks the first missing component instead. */
+void materialize_one(const mount_tree *t, const tp_mount *m)
+{
+    anchored a = open_anchor(t, m, t->host_root);
+    if (a.fd < 0) {
+        step_failed(t, m, "materialize: its writable root", errno);
+        return;
+    }
+    walk_result r = walk_beneath(a.fd, a.rel);
+    if (r.end == WALK_FAILED) {
+        step_failed(t, m, "materialize: walk from its writable root", r.error);
+    } else if (r.end == WALK_MISSING) {
+        const char *missing = a.rel + r.prefix_len - strlen(r.name);
+        int made = create_beneath(r.fd, missing, (m->flags & TP_MNTF_MATERIALIZE_DIR) != 0, kuapi::RESOLVE_NO_XDEV);
+        if (made < 0)
+            step_failed(t, m, "materialize", errno);
+        else
+            close(made);
+    }
+    if (r.fd >= 0)
+        close(r.fd);
+    close(a.fd);
+}
+
+}  // namespace
+
+void materialize_targets(mount_tree *t)
+{
+    const tp_plan *plan = t->ctx->plan;
+    for (uint32_t i = 0; i < plan->mount_count; i++) {
+        const tp_mount *m = &plan->mounts[i];
+        bool deny = m->op == TP_MNT_WRITE_DENY || m->op == TP_MNT_MASK;
+        if (deny && m->anchor.len != 0 && (m->flags & (TP_MNTF_MATERIALIZE_DIR | TP_MNTF_MATERIALIZE_FILE)))
+            materialize_one(t, m);
+    }
+}
+
+void step_pin(mount_tree *t, const tp_mount *m)
+{
+    run_deny(t, m, pin_found);
+}
+
+void step_write_deny(mount_tree *t, const tp_mount *m)
+{
+    run_deny(t, m, write_deny_found);
+}
+
+void step_mask(mount_tree *t, const tp_mount *m)
+{
+    run_deny(t, m, mask_existing);
+}

@@ -1,0 +1,16 @@
+/* enforcer/init.h — the sandbox's init: PID 1 of the new PID namespace.
+ *
+ * Waits for the supervisor's release (the id maps are written), builds the mount tree,
+ * sets the hostname, forks the command, then drops its own capabilities and only reaps and
+ * forwards signals; it exits with the command's status (128+N for signal N). When it exits,
+ * the kernel kills whatever is left in the namespace. PR_SET_PDEATHSIG ties it to the
+ * supervisor.
+ */
+#pragma once
+
+#include "context.h"
+
+[[noreturn]] void init_main(run_ctx *ctx, int release_fd, int status_fd);
+
+/* The exit code for a wait status: the exit status, or 128+N for signal N. */
+int exit_code_of(int wait_status);

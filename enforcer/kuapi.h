@@ -1,0 +1,110 @@
+/* enforcer/kuapi.h — the kernel UAPI pieces musl does not ship (it has no linux/ headers).
+ *
+ * Values are the stable x86_64 kernel ABI, copied by hand and pinned by the static_asserts
+ * at the end; syscall numbers come from musl's <sys/syscall.h>.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace kuapi {
+
+/* openat2(2) */
+struct open_how {
+    uint64_t flags;
+    uint64_t mode;
+    uint64_t resolve;
+};
+constexpr uint64_t RESOLVE_NO_XDEV = 0x01;
+constexpr uint64_t RESOLVE_NO_MAGICLINKS = 0x02;
+constexpr uint64_t RESOLVE_NO_SYMLINKS = 0x04;
+constexpr uint64_t RESOLVE_BENEATH = 0x08;
+constexpr uint64_t RESOLVE_IN_ROOT = 0x10;
+
+/* open_tree(2) */
+constexpr unsigned OPEN_TREE_CLONE = 1u;
+constexpr unsigned OPEN_TREE_CLOEXEC = 02000000u; /* == O_CLOEXEC */
+
+/* move_mount(2) */
+constexpr unsigned MOVE_MOUNT_F_EMPTY_PATH = 0x04u;
+constexpr unsigned MOVE_MOUNT_T_EMPTY_PATH = 0x40u;
+
+/* mount_setattr(2) and fsmount(2) attribute flags */
+struct mount_attr {
+    uint64_t attr_set;
+    uint64_t attr_clr;
+    uint64_t propagation;
+    uint64_t userns_fd;
+};
+constexpr uint64_t MOUNT_ATTR_RDONLY = 0x1;
+constexpr uint64_t MOUNT_ATTR_NOSUID = 0x2;
+constexpr uint64_t MOUNT_ATTR_NODEV = 0x4;
+constexpr uint64_t MOUNT_ATTR_NOEXEC = 0x8;
+
+/* fsopen(2), fsconfig(2), fsmount(2) */
+constexpr unsigned FSOPEN_CLOEXEC = 1u;
+constexpr unsigned FSCONFIG_SET_FLAG = 0u;
+constexpr unsigned FSCONFIG_SET_STRING = 1u;
+constexpr unsigned FSCONFIG_CMD_CREATE = 6u;
+constexpr unsigned FSMOUNT_CLOEXEC = 1u;
+
+/* Landlock (ABI 7 layout; older kernels get a prefix of the ruleset attribute) */
+struct landlock_ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net; /* ABI 4 */
+    uint64_t scoped;             /* ABI 6 */
+};
+struct __attribute__((packed)) landlock_path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+};
+constexpr unsigned LANDLOCK_CREATE_RULESET_VERSION = 1u << 0;
+constexpr int LANDLOCK_RULE_PATH_BENEATH = 1;
+constexpr uint64_t LANDLOCK_NET_ALL = (1ull << 2) - 1;   /* BIND_TCP, CONNECT_TCP */
+constexpr uint64_t LANDLOCK_SCOPE_ALL = (1ull << 2) - 1; /* ABSTRACT_UNIX_SOCKET, SIGNAL */
+
+/* capget(2)/capset(2) */
+struct cap_header {
+    uint32_t version;
+    int32_t pid;
+};
+struct cap_data {
+    uint32_t effective;
+    uint32_t permitted;
+    uint32_t inheritable;
+};
+constexpr uint32_t LINUX_CAPABILITY_VERSION_3 = 0x20080522u;
+constexpr int LINUX_CAPABILITY_U32S_3 = 2;
+constexpr int CAP_SETPCAP = 8;
+constexpr int CAP_LAST_CAP_FALLBACK = 63; /* when /proc/sys/kernel/cap_last_cap is unreadable */
+
+/* prctl(PR_SET_SECUREBITS) bits */
+constexpr unsigned SECBIT_NOROOT = 1u << 0;
+constexpr unsigned SECBIT_NOROOT_LOCKED = 1u << 1;
+constexpr unsigned SECBIT_NO_SETUID_FIXUP = 1u << 2;
+constexpr unsigned SECBIT_NO_SETUID_FIXUP_LOCKED = 1u << 3;
+constexpr unsigned SECBIT_KEEP_CAPS_LOCKED = 1u << 5;
+constexpr unsigned SECBIT_NO_CAP_AMBIENT_RAISE = 1u << 6;
+constexpr unsigned SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED = 1u << 7;
+
+/* getdents64(2) */
+struct linux_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    uint16_t d_reclen;
+    uint8_t d_type;
+    char d_name[];
+};
+
+}  // namespace kuapi
+
+static_assert(sizeof(kuapi::open_how) == 24, "struct open_how (OPEN_HOW_SIZE_VER0)");
+static_assert(sizeof(kuapi::mount_attr) == 32, "struct mount_attr (MOUNT_ATTR_SIZE_VER0)");
+static_assert(sizeof(kuapi::landlock_ruleset_attr) == 24, "struct landlock_ruleset_attr, ABI 6+");
+static_assert(offsetof(kuapi::landlock_ruleset_attr, handled_access_net) == 8, "ABI 1-3 size");
+static_assert(offsetof(kuapi::landlock_ruleset_attr, scoped) == 16, "ABI 4-5 size");
+static_assert(sizeof(kuapi::landlock_path_beneath_attr) == 12, "packed path_beneath attr");
+static_assert(sizeof(kuapi::cap_header) == 8, "cap_user_header_t");
+static_assert(sizeof(kuapi::cap_data) == 12, "cap_user_data_t");
+static_assert(offsetof(kuapi::linux_dirent64, d_name) == 19, "struct linux_dirent64");

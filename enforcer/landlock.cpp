@@ -1,0 +1,175 @@
+/* enforcer/landlock.cpp — ruleset, rules, EXPAND by getdents64, restrict_self. */
+#include "landlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "syscalls.h"
+
+namespace {
+
+const char *rule_path(const run_ctx *ctx, const tp_landlock_path *r)
+{
+    return tp_plan_str(ctx->plan, r->path);
+}
+
+/* Size of struct landlock_ruleset_attr the kernel of this ABI knows. */
+size_t ruleset_attr_size(unsigned abi)
+{
+    if (abi >= 6)
+        return sizeof(kuapi::landlock_ruleset_attr);
+    if (abi >= 4)
+        return offsetof(kuapi::landlock_ruleset_attr, scoped);
+    return offsetof(kuapi::landlock_ruleset_attr, handled_access_net);
+}
+
+uint64_t handled_fs(const run_ctx *ctx)
+{
+    return ctx->plan->landlock->handled_access_fs & landlock_fs_rights(ctx->landlock_abi);
+}
+
+[[noreturn]] void refuse_rule(const run_ctx *ctx, const tp_landlock_path *r, const char *what, int err)
+{
+    char origin[64];
+    refuse("Landlock rule for %s%s: %s: %s", rule_path(ctx, r),
+           origin_text(r->origin.line, r->origin.col, origin, sizeof origin), what, strerror(err));
+}
+
+/* Grants `access` beneath the open file `fd`, masked to what the kernel handles and, for a
+ * non-directory, to the rights that apply to files. */
+void add_rule(const run_ctx *ctx, int ruleset, const tp_landlock_path *r, int fd, uint64_t access)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        refuse_rule(ctx, r, "fstat", errno);
+    access &= handled_fs(ctx);
+    if (!S_ISDIR(st.st_mode))
+        access &= TP_LL_FS_FILE_RIGHTS;
+    if (access == 0)
+        return;
+    kuapi::landlock_path_beneath_attr attr = {access, fd};
+    if (sys_landlock_add_rule(ruleset, kuapi::LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0)
+        refuse_rule(ctx, r, "landlock_add_rule", errno);
+}
+
+/* Whether `name` is one of the '/'-separated names of `list`. */
+bool name_in_list(const char *name, const char *list)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; *p != '\0';) {
+        const char *end = strchrnul(p, '/');
+        if ((size_t)(end - p) == len && strncmp(p, name, len) == 0)
+            return true;
+        p = *end ? end + 1 : end;
+    }
+    return false;
+}
+
+/* One rule per entry of the directory `dir`, except `.`, `..`, symlinks and the excepted. */
+void add_expanded_rules(const run_ctx *ctx, int ruleset, const tp_landlock_path *r, int dir)
+{
+    static char buf[32768];
+    const char *except = tp_plan_str(ctx->plan, r->except);
+    for (;;) {
+        long n = sys_getdents64(dir, buf, sizeof buf);
+        if (n < 0)
+            refuse_rule(ctx, r, "getdents64", errno);
+        if (n == 0)
+            return;
+        for (long off = 0; off < n;) {
+            const kuapi::linux_dirent64 *d = (const kuapi::linux_dirent64 *)(buf + off);
+            off += d->d_reclen;
+            const char *name = d->d_name;
+            if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || name_in_list(name, except))
+                continue;
+            int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+            if (fd < 0)
+                continue;  /* removed since the listing: nothing to grant */
+            struct stat st;
+            if (fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode))
+                add_rule(ctx, ruleset, r, fd, r->access);
+            close(fd);
+        }
+    }
+}
+
+void add_path_rule(const run_ctx *ctx, int ruleset, const tp_landlock_path *r)
+{
+    bool expand = r->kind == TP_LL_EXPAND;
+    int fd = open(rule_path(ctx, r), (expand ? O_RDONLY | O_DIRECTORY : O_PATH) | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && (r->flags & TP_MNTF_OPTIONAL))
+        return;
+    if (fd < 0)
+        refuse_rule(ctx, r, "open", errno);
+    if (expand)
+        add_expanded_rules(ctx, ruleset, r, fd);
+    else
+        add_rule(ctx, ruleset, r, fd, r->access);
+    close(fd);
+}
+
+}  // namespace
+
+unsigned landlock_probe_abi()
+{
+    int abi = sys_landlock_create_ruleset(nullptr, 0, kuapi::LANDLOCK_CREATE_RULESET_VERSION);
+    return abi < 0 ? 0u : (unsigned)abi;
+}
+
+uint64_t landlock_fs_rights(unsigned abi)
+{
+    if (abi == 0)
+        return 0;
+    if (abi == 1)
+        return TP_LL_FS_REFER - 1;     /* EXECUTE .. MAKE_SYM */
+    if (abi == 2)
+        return TP_LL_FS_TRUNCATE - 1;  /* + REFER */
+    if (abi <= 4)
+        return TP_LL_FS_IOCTL_DEV - 1; /* + TRUNCATE */
+    return TP_LL_FS_ALL_ABI7;          /* + IOCTL_DEV */
+}
+
+void landlock_check_paths(const run_ctx *ctx)
+{
+    if (ctx->landlock_abi == 0)
+        return;
+    for (uint32_t i = 0; i < ctx->plan->landlock_path_count; i++) {
+        const tp_landlock_path *r = &ctx->plan->landlock_paths[i];
+        struct stat st;
+        if (stat(rule_path(ctx, r), &st) == 0 || (errno == ENOENT && (r->flags & TP_MNTF_OPTIONAL)))
+            continue;
+        refuse_rule(ctx, r, "stat", errno);
+    }
+}
+
+int landlock_build(const run_ctx *ctx)
+{
+    if (ctx->landlock_abi == 0)
+        return -1;
+    const tp_landlock_ruleset *rs = ctx->plan->landlock;
+    kuapi::landlock_ruleset_attr attr = {};
+    attr.handled_access_fs = handled_fs(ctx);
+    if (ctx->landlock_abi >= 4)
+        attr.handled_access_net = rs->handled_access_net & kuapi::LANDLOCK_NET_ALL;
+    if (ctx->landlock_abi >= 6)
+        attr.scoped = rs->scoped & kuapi::LANDLOCK_SCOPE_ALL;
+    int ruleset = sys_landlock_create_ruleset(&attr, ruleset_attr_size(ctx->landlock_abi), 0);
+    if (ruleset < 0)
+        refuse("Landlock: landlock_create_ruleset: %s", strerror(errno));
+    for (uint32_t i = 0; i < ctx->plan->landlock_path_count; i++)
+        add_path_rule(ctx, ruleset, &ctx->plan->landlock_paths[i]);
+    return ruleset;
+}
+
+void landlock_enforce(int ruleset_fd)
+{
+    if (ruleset_fd < 0)
+        return;
+    if (sys_landlock_restrict_self(ruleset_fd, 0) != 0)
+        refuse("Landlock: landlock_restrict_self: %s", strerror(errno));
+    close(ruleset_fd);
+}

@@ -1,0 +1,31 @@
+/* enforcer/landlock.h — the Landlock layer (the allow-list), installed by the command process.
+ *
+ * The plan's rights are ABI 7 numbering; they are masked to the running ABI (preflight
+ * decided whether what is lost may degrade). Rules are opened O_PATH; a directory listed
+ * with TP_LL_EXPAND gets one rule per entry (except the named ones) at run time.
+ */
+#pragma once
+
+#include <stdint.h>
+
+#include "context.h"
+
+/* The highest ABI this enforcer knows (the plan format's numbering). */
+constexpr unsigned kLandlockMaxAbi = 7;
+
+/* The kernel's Landlock ABI, or 0 when the kernel has none (errno says why). */
+unsigned landlock_probe_abi();
+
+/* Filesystem rights the given ABI knows. */
+uint64_t landlock_fs_rights(unsigned abi);
+
+/* Init, before anything irreversible: refuses when a non-optional rule path is absent. */
+void landlock_check_paths(const run_ctx *ctx);
+
+/* Command: creates the ruleset and adds every rule (before capabilities are dropped, so the
+ * rule paths are opened with the caller's full access). Returns the ruleset fd, or -1 when
+ * Landlock is not applied. Refuses (78) when a rule cannot be added. */
+int landlock_build(const run_ctx *ctx);
+
+/* Command: landlock_restrict_self (no_new_privs must be set already). */
+void landlock_enforce(int ruleset_fd);

@@ -1,0 +1,281 @@
+/* enforcer/preflight.cpp — plan consistency, kernel probes, strict/degrade decisions. */
+#include "preflight.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "landlock.h"
+#include "mount_tree.h"
+#include "paths.h"
+#include "report.h"
+
+namespace {
+
+constexpr size_t kHostNameMax = 64;
+
+/* A guarantee this host cannot install. */
+struct loss {
+    bool required;
+    const char *what;   /* the policy field, e.g. "write_denies" */
+    const char *needs;  /* the kernel feature it needs */
+    const char *why;    /* why this host refuses it */
+};
+
+struct loss_list {
+    loss items[48];
+    int count;
+};
+
+void add_loss(loss_list *list, bool required, const char *what, const char *needs, const char *why)
+{
+    for (int i = 0; i < list->count; i++) {
+        if (strcmp(list->items[i].what, what) == 0) {
+            list->items[i].required |= required;  /* one line per guarantee */
+            return;
+        }
+    }
+    if (list->count < (int)(sizeof list->items / sizeof list->items[0]))
+        list->items[list->count++] = {required, what, needs, why};
+}
+
+/* Refuses on the first loss that may not degrade; only then warns: one line per cause,
+ * naming every guarantee lost to it. */
+void settle(const run_ctx *ctx, const loss_list *list)
+{
+    for (int i = 0; i < list->count; i++) {
+        const loss &l = list->items[i];
+        if (must_not_degrade(ctx, l.required))
+            refuse("%s cannot be enforced without %s, which this host refuses (%s); run without --strict to degrade",
+                   l.what, l.needs, l.why);
+    }
+    bool warned[sizeof list->items / sizeof list->items[0]] = {};
+    for (int i = 0; i < list->count; i++) {
+        if (warned[i])
+            continue;
+        char names[1024] = "";
+        for (int j = i; j < list->count; j++) {
+            if (warned[j] || strcmp(list->items[j].why, list->items[i].why) != 0)
+                continue;
+            warned[j] = true;
+            if (names[0] != '\0')
+                strncat(names, ", ", sizeof names - strlen(names) - 1);
+            strncat(names, list->items[j].what, sizeof names - strlen(names) - 1);
+        }
+        warn("not enforced: %s (this host refuses %s: %s)", names, list->items[i].needs, list->items[i].why);
+    }
+}
+
+[[noreturn]] __attribute__((format(printf, 2, 3))) void invalid_plan(const run_ctx *ctx, const char *fmt, ...)
+{
+    char reason[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    refuse("invalid plan %s: %s", ctx->plan_path, reason);
+}
+
+void check_mount_step(const run_ctx *ctx, uint32_t i)
+{
+    const tp_plan *plan = ctx->plan;
+    const tp_mount *m = &plan->mounts[i];
+    const char *path = tp_plan_str(plan, m->path);
+    if (path_has_dot_component(path))
+        invalid_plan(ctx, "mount %u: path %s has a \".\" or \"..\" component", i, path);
+    if ((m->op == TP_MNT_ROOT_READONLY || m->op == TP_MNT_ROOT_EMPTY) && i != 0)
+        invalid_plan(ctx, "mount %u: the root step must be the first", i);
+    if (m->anchor.len == 0)
+        return;
+    const char *anchor = tp_plan_str(plan, m->anchor);
+    if (path_has_dot_component(anchor) || path_below(path, anchor) == nullptr)
+        invalid_plan(ctx, "mount %u: %s does not lie beneath its anchor %s", i, path, anchor);
+}
+
+void check_plan(const run_ctx *ctx)
+{
+    const tp_plan *plan = ctx->plan;
+    for (uint32_t i = 0; i < plan->mount_count; i++)
+        check_mount_step(ctx, i);
+    if (plan->mount_count > 0 && !(plan->ns && (plan->ns->flags & TP_NS_MOUNT)))
+        invalid_plan(ctx, "%u mount steps but no mount namespace", plan->mount_count);
+    if (plan->ns && plan->ns->hostname.len > kHostNameMax)
+        invalid_plan(ctx, "hostname longer than %zu bytes", kHostNameMax);
+    for (uint32_t i = 0; i < plan->landlock_path_count; i++) {
+        const char *path = tp_plan_str(plan, plan->landlock_paths[i].path);
+        if (path_has_dot_component(path))
+            invalid_plan(ctx, "landlock rule %u: path %s has a \".\" or \"..\" component", i, path);
+    }
+}
+
+bool landlock_required(const tp_plan *plan)
+{
+    return (plan->landlock_section_flags & TP_SECF_REQUIRED) || (plan->landlock->flags & TP_MNTF_REQUIRED);
+}
+
+const char *landlock_absent_reason(int err)
+{
+    if (err == ENOSYS)
+        return "the kernel has no Landlock";
+    if (err == EOPNOTSUPP)
+        return "Landlock is disabled at boot (lsm=)";
+    return arena_strdup(strerror(err));
+}
+
+/* Names of the rights the plan handles that `abi` lacks, or NULL when none are lost. */
+const char *lost_landlock_rights(const tp_landlock_ruleset *rs, unsigned abi)
+{
+    uint64_t fs = rs->handled_access_fs & ~landlock_fs_rights(abi);
+    char names[160] = "";
+    if (fs & TP_LL_FS_REFER)
+        strcat(names, " refer");
+    if (fs & TP_LL_FS_TRUNCATE)
+        strcat(names, " truncate");
+    if (fs & TP_LL_FS_IOCTL_DEV)
+        strcat(names, " ioctl_dev");
+    if (abi < 4 && rs->handled_access_net)
+        strcat(names, " tcp_bind/tcp_connect");
+    if (abi < 6 && rs->scoped)
+        strcat(names, " scopes");
+    return names[0] ? arena_concat3("the Landlock rights", names, "") : nullptr;
+}
+
+void decide_landlock(run_ctx *ctx, loss_list *losses)
+{
+    const tp_plan *plan = ctx->plan;
+    ctx->landlock_abi = 0;
+    if (plan->landlock == nullptr)
+        return;
+    unsigned abi = landlock_probe_abi();
+    if (abi == 0) {
+        add_loss(losses, landlock_required(plan), "the Landlock allow-list", "Landlock", landlock_absent_reason(errno));
+        return;
+    }
+    ctx->landlock_abi = abi < kLandlockMaxAbi ? abi : kLandlockMaxAbi;
+    const char *lost = lost_landlock_rights(plan->landlock, ctx->landlock_abi);
+    if (lost == nullptr && ctx->landlock_abi >= plan->header->min_landlock_abi)
+        return;
+    char needs[48], why[48];
+    snprintf(needs, sizeof needs, "Landlock ABI %u", plan->header->min_landlock_abi);
+    snprintf(why, sizeof why, "the kernel has ABI %u", abi);
+    add_loss(losses, landlock_required(plan), lost ? lost : "part of the Landlock allow-list", arena_strdup(needs),
+             arena_strdup(why));
+}
+
+struct ns_kind {
+    uint32_t plan_flag;
+    unsigned long clone_flag;
+    const char *what;   /* the guarantee the namespace carries */
+    const char *needs;
+};
+constexpr ns_kind kNamespaces[] = {
+    {TP_NS_MOUNT, CLONE_NEWNS, "mount isolation", "a mount namespace"},
+    {TP_NS_PID, CLONE_NEWPID, "isolate_pids", "a PID namespace"},
+    {TP_NS_NET, CLONE_NEWNET, "network isolation", "a network namespace"},
+    {TP_NS_IPC, CLONE_NEWIPC, "IPC isolation", "an IPC namespace"},
+    {TP_NS_UTS, CLONE_NEWUTS, "the sandbox hostname", "a UTS namespace"},
+    {TP_NS_CGROUP, CLONE_NEWCGROUP, "cgroup isolation", "a cgroup namespace"},
+    {TP_NS_USER, CLONE_NEWUSER, "locked mounts", "a user namespace"},
+};
+
+bool ns_required(const tp_plan *plan, uint32_t flag)
+{
+    return plan->ns && ((plan->ns->required & flag) || (plan->ns_section_flags & TP_SECF_REQUIRED));
+}
+
+/* One loss per kind of mount step: the mount layer is gone as a whole. */
+void lose_mount_layer(run_ctx *ctx, loss_list *losses, const char *why)
+{
+    const tp_plan *plan = ctx->plan;
+    for (uint32_t i = 0; i < plan->mount_count; i++) {
+        const tp_mount *m = &plan->mounts[i];
+        add_loss(losses, mount_step_required(plan, m), mount_step_label(m), "a mount namespace", why);
+    }
+    ctx->mount_layer = false;
+}
+
+void lose_namespaces(run_ctx *ctx, loss_list *losses, unsigned long lost, const char *why)
+{
+    const tp_plan *plan = ctx->plan;
+    /* The policy's own fields first: a refusal names the first loss. */
+    if ((lost & CLONE_NEWNS) && ctx->mount_layer)
+        lose_mount_layer(ctx, losses, why);
+    for (const ns_kind &ns : kNamespaces)
+        if ((lost & ns.clone_flag) && plan->ns && (plan->ns->flags & ns.plan_flag))
+            add_loss(losses, ns_required(plan, ns.plan_flag), ns.what, ns.needs, why);
+    ctx->clone_flags &= ~lost;
+    ctx->pid_ns = (ctx->clone_flags & CLONE_NEWPID) != 0;
+}
+
+bool read_sysctl_is_zero(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    char c = 0;
+    bool zero = read(fd, &c, 1) == 1 && c == '0';
+    close(fd);
+    return zero;
+}
+
+const char *userns_unavailable_reason(const run_ctx *ctx)
+{
+    if (read_sysctl_is_zero("/proc/sys/user/max_user_namespaces"))
+        return "user namespaces disabled: /proc/sys/user/max_user_namespaces is 0";
+    if (!ctx->caller_is_root && read_sysctl_is_zero("/proc/sys/kernel/unprivileged_userns_clone"))
+        return "unprivileged user namespaces disabled: /proc/sys/kernel/unprivileged_userns_clone is 0";
+    return nullptr;
+}
+
+/* openat2 (5.6) and mount_setattr (5.12): ENOSYS means the mount layer cannot be built. */
+bool kernel_has_mount_api()
+{
+    bool openat2 = syscall(SYS_openat2, -1, "", nullptr, 0) == 0 || errno != ENOSYS;
+    bool setattr = syscall(SYS_mount_setattr, -1, "", 0, nullptr, 0) == 0 || errno != ENOSYS;
+    return openat2 && setattr;
+}
+
+void decide_namespaces(run_ctx *ctx, loss_list *losses)
+{
+    const tp_plan *plan = ctx->plan;
+    uint32_t want = plan->ns ? plan->ns->flags : 0;
+    ctx->clone_flags = 0;
+    for (const ns_kind &ns : kNamespaces)
+        if (want & ns.plan_flag)
+            ctx->clone_flags |= ns.clone_flag;
+    if (!ctx->caller_is_root && ctx->clone_flags != 0)
+        ctx->clone_flags |= CLONE_NEWUSER;  /* an unprivileged caller needs it for any other */
+    ctx->mount_layer = (ctx->clone_flags & CLONE_NEWNS) && plan->mount_count > 0;
+    ctx->pid_ns = (ctx->clone_flags & CLONE_NEWPID) != 0;
+    const char *why = (ctx->clone_flags & CLONE_NEWUSER) ? userns_unavailable_reason(ctx) : nullptr;
+    if (why != nullptr)
+        lose_namespaces(ctx, losses, ctx->caller_is_root ? CLONE_NEWUSER : ctx->clone_flags, why);
+    if (ctx->mount_layer && !kernel_has_mount_api())
+        lose_mount_layer(ctx, losses, "the kernel lacks openat2 or mount_setattr (Linux 5.12 or later)");
+}
+
+}  // namespace
+
+void preflight(run_ctx *ctx)
+{
+    check_plan(ctx);
+    loss_list losses = {};
+    decide_landlock(ctx, &losses);
+    decide_namespaces(ctx, &losses);
+    settle(ctx, &losses);
+}
+
+void degrade_namespaces(run_ctx *ctx, const char *reason)
+{
+    loss_list losses = {};
+    const char *why = arena_strdup(reason);
+    bool root_keeps_others = ctx->caller_is_root && (ctx->clone_flags & CLONE_NEWUSER);
+    lose_namespaces(ctx, &losses, root_keeps_others ? CLONE_NEWUSER : ctx->clone_flags, why);
+    settle(ctx, &losses);
+}

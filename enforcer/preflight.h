@@ -1,0 +1,18 @@
+/* enforcer/preflight.h — everything that can refuse, before anything is created.
+ *
+ * Checks what the plan reader cannot (path shapes, step order, consistency), then probes the
+ * kernel (Landlock ABI, user namespaces, the mount API) and decides per guarantee what this
+ * host can install. A guarantee that cannot be installed refuses the run (78, one line)
+ * when the plan marks it required and the run is --strict; otherwise each one lost is a
+ * `tartaros: warning:` line. Warnings come only after every refusal check has passed.
+ */
+#pragma once
+
+#include "context.h"
+
+void preflight(run_ctx *ctx);
+
+/* The kernel refused the namespaces in ctx->clone_flags because of `reason`: a root caller
+ * loses only the user namespace, anyone else every namespace (and with them the mount
+ * layer). Refuses or warns like preflight. */
+void degrade_namespaces(run_ctx *ctx, const char *reason);

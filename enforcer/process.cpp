@@ -1,0 +1,228 @@
+/* enforcer/process.cpp — environment, fds, capabilities, no_new_privs, exec. */
+#include "process.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "landlock.h"
+#include "report.h"
+#include "signals.h"
+#include "syscalls.h"
+
+extern char **environ;
+
+namespace {
+
+/* musl's execvp default when PATH is unset. */
+constexpr const char *kDefaultPath = "/usr/local/bin:/bin:/usr/bin";
+
+struct env_list {
+    char **vars;      /* "NAME=value", NULL-terminated */
+    size_t count;
+    size_t capacity;
+};
+
+size_t environ_count()
+{
+    size_t n = 0;
+    while (environ && environ[n])
+        n++;
+    return n;
+}
+
+/* The index of NAME in the list, or count when absent. */
+size_t env_find(const env_list *env, const char *name, size_t name_len)
+{
+    for (size_t i = 0; i < env->count; i++)
+        if (strncmp(env->vars[i], name, name_len) == 0 && env->vars[i][name_len] == '=')
+            return i;
+    return env->count;
+}
+
+void env_set(env_list *env, const char *name, const char *value)
+{
+    size_t i = env_find(env, name, strlen(name));
+    env->vars[i] = arena_concat3(name, "=", value);
+    if (i == env->count)
+        env->count++;
+}
+
+/* Starts empty (or from the launcher's environment) and applies the plan's PASS/SET. */
+char **build_environment(const tp_plan *plan)
+{
+    bool inherit = plan->exec && (plan->exec->flags & TP_EXEC_INHERIT_ENV);
+    size_t inherited = inherit ? environ_count() : 0;
+    env_list env;
+    env.capacity = inherited + plan->env_count + 1;
+    env.vars = (char **)arena_alloc(env.capacity * sizeof(char *));
+    env.count = 0;
+    for (size_t i = 0; i < inherited; i++)
+        if (strchr(environ[i], '=') != nullptr)
+            env.vars[env.count++] = environ[i];
+    for (uint32_t i = 0; i < plan->env_count; i++) {
+        const tp_env *e = &plan->env[i];
+        const char *name = tp_plan_str(plan, e->name);
+        const char *value = e->op == TP_ENV_SET ? tp_plan_str(plan, e->value) : getenv(name);
+        if (value != nullptr)
+            env_set(&env, name, value);
+    }
+    env.vars[env.count] = nullptr;
+    return env.vars;
+}
+
+const char *env_lookup(char **envp, const char *name)
+{
+    size_t len = strlen(name);
+    for (; *envp; envp++)
+        if (strncmp(*envp, name, len) == 0 && (*envp)[len] == '=')
+            return *envp + len + 1;
+    return nullptr;
+}
+
+/* Closes every fd from 3 up except `keep` (the status pipe, close-on-exec). */
+void close_inherited_fds(int keep)
+{
+    if (keep > 3 && sys_close_range(3, (unsigned)keep - 1, 0) != 0)
+        fail(EXIT_STARTUP, "close_range: %s", strerror(errno));
+    if (sys_close_range((unsigned)keep + 1, ~0u, 0) != 0)
+        fail(EXIT_STARTUP, "close_range: %s", strerror(errno));
+}
+
+[[noreturn]] void exec_failed(const char *file, int err)
+{
+    fail(err == ENOENT || err == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC, "%s: %s", file, strerror(err));
+}
+
+/* execve of `dir`/`file`; returns when it did not run. A file that is there but not
+ * executable sets *denied (an unsearchable directory does not); any other error than "not
+ * here" ends the search. */
+void try_path_entry(const char *dir, size_t dir_len, const char *file, char *const *argv, char **envp,
+                    bool *denied)
+{
+    char candidate[PATH_MAX];
+    if (dir_len == 0) {
+        dir = ".";
+        dir_len = 1;
+    }
+    size_t file_len = strlen(file);
+    if (dir_len + 1 + file_len >= sizeof candidate)
+        return;
+    memcpy(candidate, dir, dir_len);
+    candidate[dir_len] = '/';
+    memcpy(candidate + dir_len + 1, file, file_len + 1);
+    execve(candidate, argv, envp);
+    int err = errno;
+    struct stat st;
+    if (err == EACCES && stat(candidate, &st) == 0)
+        *denied = true;
+    else if (err != EACCES && err != ENOENT && err != ENOTDIR && err != ENAMETOOLONG)
+        exec_failed(file, err);
+}
+
+/* execve along the sandbox's PATH like execvp: 126 when a candidate is there but not
+ * executable and nothing else runs, 127 when there is none. */
+[[noreturn]] void exec_command(char *const *argv, char **envp)
+{
+    const char *file = argv[0];
+    if (file[0] == '\0')
+        exec_failed(file, ENOENT);
+    if (strchr(file, '/') != nullptr) {
+        execve(file, argv, envp);
+        exec_failed(file, errno);
+    }
+    const char *path = env_lookup(envp, "PATH");
+    if (path == nullptr)
+        path = kDefaultPath;
+    bool denied = false;
+    for (const char *p = path;; p++) {
+        const char *end = strchrnul(p, ':');
+        try_path_entry(p, (size_t)(end - p), file, argv, envp, &denied);
+        p = end;
+        if (*end == '\0')
+            break;
+    }
+    exec_failed(file, denied ? EACCES : ENOENT);
+}
+
+bool has_capability(int cap)
+{
+    kuapi::cap_header header = {kuapi::LINUX_CAPABILITY_VERSION_3, 0};
+    kuapi::cap_data data[kuapi::LINUX_CAPABILITY_U32S_3] = {};
+    if (sys_capget(&header, data) != 0)
+        return false;
+    return (data[cap / 32].effective >> (cap % 32)) & 1u;
+}
+
+bool holds_any_capability()
+{
+    kuapi::cap_header header = {kuapi::LINUX_CAPABILITY_VERSION_3, 0};
+    kuapi::cap_data data[kuapi::LINUX_CAPABILITY_U32S_3] = {};
+    if (sys_capget(&header, data) != 0)
+        return true;
+    for (const kuapi::cap_data &d : data)
+        if (d.effective || d.permitted || d.inheritable)
+            return true;
+    return false;
+}
+
+/* Bounding set and securebits need CAP_SETPCAP: a caller without it (no user namespace,
+ * not root) holds no capability to lose, and no_new_privs keeps it that way. */
+void drop_bounding_set_and_lock(int cap_last)
+{
+    for (int cap = 0; cap <= cap_last; cap++)
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+            fail(EXIT_STARTUP, "cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
+    unsigned bits = kuapi::SECBIT_NOROOT | kuapi::SECBIT_NOROOT_LOCKED | kuapi::SECBIT_NO_SETUID_FIXUP |
+                    kuapi::SECBIT_NO_SETUID_FIXUP_LOCKED | kuapi::SECBIT_KEEP_CAPS_LOCKED |
+                    kuapi::SECBIT_NO_CAP_AMBIENT_RAISE | kuapi::SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+    if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0)
+        fail(EXIT_STARTUP, "cannot lock the securebits: %s", strerror(errno));
+}
+
+}  // namespace
+
+int read_cap_last()
+{
+    int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
+    char buf[16] = {};
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    int value = n > 0 ? atoi(buf) : 0;
+    return value > 0 && value < 64 ? value : kuapi::CAP_LAST_CAP_FALLBACK;
+}
+
+void drop_capabilities(int cap_last)
+{
+    if (has_capability(kuapi::CAP_SETPCAP))
+        drop_bounding_set_and_lock(cap_last);
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+        fail(EXIT_STARTUP, "cannot clear the ambient capabilities: %s", strerror(errno));
+    kuapi::cap_header header = {kuapi::LINUX_CAPABILITY_VERSION_3, 0};
+    const kuapi::cap_data none[kuapi::LINUX_CAPABILITY_U32S_3] = {};
+    if (sys_capset(&header, none) != 0 || holds_any_capability())
+        fail(EXIT_STARTUP, "cannot drop capabilities: %s", strerror(errno));
+}
+
+void command_main(const run_ctx *ctx, pid_t init_pid)
+{
+    signals_restore_defaults();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != init_pid)
+        _exit(EXIT_STARTUP);  /* init is gone: nobody is left to report to */
+    char **envp = build_environment(ctx->plan);
+    close_inherited_fds(report_fd());
+    int ruleset = landlock_build(ctx);
+    drop_capabilities(ctx->cap_last);
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        fail(EXIT_STARTUP, "no_new_privs: %s", strerror(errno));
+    landlock_enforce(ruleset);
+    /* seccomp: the plan's filter is loaded here, the last step before exec. */
+    exec_command(ctx->argv, envp);
+}

@@ -1,0 +1,188 @@
+/* enforcer/report.cpp — messages on stderr and the status channel (sandbox → supervisor). */
+#include "report.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena.h"
+
+namespace {
+
+constexpr char kPrefix[] = "tartaros: ";
+constexpr size_t kMaxPayload = 4097;  /* a path of TP_MAX_PATH bytes and its NUL */
+
+enum record_kind : uint32_t {
+    RECORD_FAILURE = 'F',    /* a = the message; the sandbox side exits with `code` */
+    RECORD_SYNTHETIC = 'S'   /* a = anchor, b = path below it; dev, ino of the file */
+};
+
+struct record_header {
+    uint32_t kind;
+    int32_t code;
+    uint64_t dev;
+    uint64_t ino;
+    uint32_t len_a;
+    uint32_t len_b;
+};
+
+int g_status_fd = -1;
+
+void write_all(int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        buf += n;
+        len -= (size_t)n;
+    }
+}
+
+bool read_all(int fd, void *buf, size_t len)
+{
+    char *p = (char *)buf;
+    while (len > 0) {
+        ssize_t n = read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* One line "tartaros: [tag]text\n" written with a single write(2). */
+void print_line(const char *tag, const char *fmt, va_list ap)
+{
+    char line[2048];
+    int n = snprintf(line, sizeof line, "%s%s", kPrefix, tag);
+    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
+    if (len > sizeof line - 2)
+        len = sizeof line - 2;
+    line[len++] = '\n';
+    write_all(STDERR_FILENO, line, len);
+}
+
+void send_record(const record_header &h, const char *a, const char *b)
+{
+    static char buf[sizeof(record_header) + 2 * kMaxPayload];
+    memcpy(buf, &h, sizeof h);
+    memcpy(buf + sizeof h, a, h.len_a);
+    memcpy(buf + sizeof h + h.len_a, b, h.len_b);
+    write_all(g_status_fd, buf, sizeof h + h.len_a + h.len_b);
+}
+
+[[noreturn]] void fail_v(int code, const char *fmt, va_list ap)
+{
+    if (g_status_fd < 0) {
+        print_line("", fmt, ap);
+        _exit(code);
+    }
+    char message[sizeof(sandbox_outcome::message)];
+    vsnprintf(message, sizeof message, fmt, ap);
+    record_header h = {RECORD_FAILURE, code, 0, 0, (uint32_t)strlen(message), 0};
+    send_record(h, message, "");
+    _exit(code);
+}
+
+void keep_synthetic(sandbox_outcome *out, const record_header &h, const char *payload)
+{
+    synthetic_mountpoint *s = (synthetic_mountpoint *)arena_alloc(sizeof *s);
+    s->anchor = arena_strndup(payload, h.len_a);
+    s->rel = arena_strndup(payload + h.len_a, h.len_b);
+    s->dev = (dev_t)h.dev;
+    s->ino = (ino_t)h.ino;
+    s->next = out->synthetic;
+    out->synthetic = s;
+}
+
+void keep_failure(sandbox_outcome *out, const record_header &h, const char *payload)
+{
+    size_t len = h.len_a < sizeof out->message ? h.len_a : sizeof out->message - 1;
+    memcpy(out->message, payload, len);
+    out->message[len] = '\0';
+    out->failed = true;
+    out->code = h.code;
+}
+
+}  // namespace
+
+void warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    print_line("warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fail_v(code, fmt, ap);
+}
+
+void refuse(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fail_v(EXIT_REFUSAL, fmt, ap);
+}
+
+void report_to_supervisor(int fd)
+{
+    g_status_fd = fd;
+}
+
+int report_fd()
+{
+    return g_status_fd;
+}
+
+void report_synthetic_mountpoint(const char *anchor, const char *rel, dev_t dev, ino_t ino)
+{
+    size_t la = strlen(anchor), lb = strlen(rel);
+    if (g_status_fd < 0 || la >= kMaxPayload || lb >= kMaxPayload)
+        return;
+    record_header h = {RECORD_SYNTHETIC, 0, (uint64_t)dev, (uint64_t)ino, (uint32_t)la, (uint32_t)lb};
+    send_record(h, anchor, rel);
+}
+
+void read_sandbox_outcome(int fd, sandbox_outcome *out)
+{
+    static char payload[2 * kMaxPayload];
+    record_header h;
+    while (read_all(fd, &h, sizeof h)) {
+        if (h.len_a >= kMaxPayload || h.len_b >= kMaxPayload || !read_all(fd, payload, h.len_a + h.len_b))
+            return;  /* a torn record: the sandbox side died while writing it */
+        if (h.kind == RECORD_SYNTHETIC)
+            keep_synthetic(out, h, payload);
+        else if (h.kind == RECORD_FAILURE)
+            keep_failure(out, h, payload);
+    }
+}
+
+void print_reported_failure(const sandbox_outcome *out)
+{
+    char line[sizeof out->message + sizeof kPrefix + 1];
+    int n = snprintf(line, sizeof line, "%s%s\n", kPrefix, out->message);
+    if (n > 0)
+        write_all(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+const char *origin_text(uint32_t line, uint32_t col, char *buf, size_t size)
+{
+    if (line == 0)
+        snprintf(buf, size, "%s", "");
+    else
+        snprintf(buf, size, " (policy line %u:%u)", line, col);
+    return buf;
+}

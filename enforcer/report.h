@@ -1,0 +1,62 @@
+/* enforcer/report.h — every message tartaros-exec prints, and the status channel that carries
+ * the sandbox side's outcome back to the supervisor.
+ *
+ * Messages are one line each on stderr: `tartaros: <reason>` for a refusal or a failure,
+ * `tartaros: warning: <what was lost and why>` when a guarantee degrades. In the supervisor,
+ * fail() prints and exits. In the init and command processes (after report_to_supervisor),
+ * fail() sends the line and the exit code through the status pipe and exits; the supervisor
+ * prints it, so the user sees exactly one line whichever process failed.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum exit_code {
+    EXIT_REFUSAL = 78,   /* EX_CONFIG: invalid plan or a guarantee the host cannot install */
+    EXIT_STARTUP = 125,  /* the sandbox failed to start for another reason */
+    EXIT_NOEXEC = 126,   /* the command is not executable */
+    EXIT_NOTFOUND = 127  /* the command was not found */
+};
+
+__attribute__((format(printf, 1, 2))) void warn(const char *fmt, ...);
+[[noreturn]] __attribute__((format(printf, 2, 3))) void fail(int code, const char *fmt, ...);
+[[noreturn]] __attribute__((format(printf, 1, 2))) void refuse(const char *fmt, ...);
+
+/* Sandbox side: from now on fail() reports through `fd` (close-on-exec, so it reaches EOF
+ * once the command has been executed). A negative fd switches back to printing. */
+void report_to_supervisor(int fd);
+
+/* The status pipe's fd on the sandbox side, or -1. */
+int report_fd();
+
+/* Sandbox side: a synthetic mountpoint `anchor`/`rel` (device, inode) was created; the
+ * supervisor removes it after the run if it is still that empty regular file. */
+void report_synthetic_mountpoint(const char *anchor, const char *rel, dev_t dev, ino_t ino);
+
+/* Supervisor side: one synthetic mountpoint reported by the sandbox. */
+struct synthetic_mountpoint {
+    const char *anchor;
+    const char *rel;
+    dev_t dev;
+    ino_t ino;
+    synthetic_mountpoint *next;
+};
+
+/* Supervisor side: what the sandbox reported before EOF. */
+struct sandbox_outcome {
+    bool failed;             /* a fail() record arrived: nothing of the command ran */
+    int code;                /* its exit code */
+    char message[1024];      /* its line, without the "tartaros: " prefix */
+    synthetic_mountpoint *synthetic;
+};
+
+/* Reads records from `fd` until EOF (EOF without a failure = the command was executed). */
+void read_sandbox_outcome(int fd, sandbox_outcome *out);
+
+/* Prints `tartaros: <message>` for a failure the sandbox side reported. */
+void print_reported_failure(const sandbox_outcome *out);
+
+/* " (policy line 12:5)" for an origin, or "" for an implied default (line 0). */
+const char *origin_text(uint32_t line, uint32_t col, char *buf, size_t size);

@@ -1,0 +1,18 @@
+/* enforcer/signals.h — signal forwarding: supervisor → init → command.
+ *
+ * The forwarded signals (INT TERM HUP QUIT USR1 USR2 WINCH CONT) are blocked before a
+ * process is created, so none arrives while the child's handlers are still the parent's.
+ * PID 1 of a namespace only receives signals it has a handler for, which init installs.
+ */
+#pragma once
+
+#include <sys/types.h>
+
+/* Blocks the forwarded signals in the calling process (inherited by clone and fork). */
+void signals_block_forwarded();
+
+/* Forwards every forwarded signal to `pid` from now on, then unblocks them. */
+void signals_forward_to(pid_t pid);
+
+/* In a freshly created child: default dispositions, nothing blocked. */
+void signals_restore_defaults();

@@ -1,0 +1,95 @@
+/* enforcer/syscalls.h — thin wrappers for the system calls musl has numbers but no functions for.
+ * Each returns what syscall(2) returns: the result, or -1 with errno set.
+ */
+#pragma once
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "kuapi.h"
+
+inline int sys_open_tree(int dirfd, const char *path, unsigned flags)
+{
+    return (int)syscall(SYS_open_tree, dirfd, path, flags);
+}
+
+inline int sys_move_mount(int from_dirfd, const char *from_path, int to_dirfd, const char *to_path,
+                          unsigned flags)
+{
+    return (int)syscall(SYS_move_mount, from_dirfd, from_path, to_dirfd, to_path, flags);
+}
+
+inline int sys_mount_setattr(int dirfd, const char *path, unsigned flags, kuapi::mount_attr *attr)
+{
+    return (int)syscall(SYS_mount_setattr, dirfd, path, flags, attr, sizeof *attr);
+}
+
+inline int sys_fsopen(const char *fstype, unsigned flags)
+{
+    return (int)syscall(SYS_fsopen, fstype, flags);
+}
+
+inline int sys_fsconfig(int fsfd, unsigned cmd, const char *key, const char *value, int aux)
+{
+    return (int)syscall(SYS_fsconfig, fsfd, cmd, key, value, aux);
+}
+
+inline int sys_fsmount(int fsfd, unsigned flags, unsigned attr_flags)
+{
+    return (int)syscall(SYS_fsmount, fsfd, flags, attr_flags);
+}
+
+inline int sys_openat2(int dirfd, const char *path, kuapi::open_how *how)
+{
+    return (int)syscall(SYS_openat2, dirfd, path, how, sizeof *how);
+}
+
+inline int sys_pivot_root(const char *new_root, const char *put_old)
+{
+    return (int)syscall(SYS_pivot_root, new_root, put_old);
+}
+
+inline int sys_close_range(unsigned first, unsigned last, unsigned flags)
+{
+    return (int)syscall(SYS_close_range, first, last, flags);
+}
+
+inline int sys_capget(kuapi::cap_header *header, kuapi::cap_data *data)
+{
+    return (int)syscall(SYS_capget, header, data);
+}
+
+inline int sys_capset(kuapi::cap_header *header, const kuapi::cap_data *data)
+{
+    return (int)syscall(SYS_capset, header, data);
+}
+
+inline int sys_landlock_create_ruleset(const kuapi::landlock_ruleset_attr *attr, size_t size, unsigned flags)
+{
+    return (int)syscall(SYS_landlock_create_ruleset, attr, size, flags);
+}
+
+inline int sys_landlock_add_rule(int ruleset_fd, int rule_type, const void *attr, unsigned flags)
+{
+    return (int)syscall(SYS_landlock_add_rule, ruleset_fd, rule_type, attr, flags);
+}
+
+inline int sys_landlock_restrict_self(int ruleset_fd, unsigned flags)
+{
+    return (int)syscall(SYS_landlock_restrict_self, ruleset_fd, flags);
+}
+
+inline long sys_getdents64(int fd, void *buf, size_t size)
+{
+    return syscall(SYS_getdents64, fd, buf, size);
+}
+
+/* fork(2) that also enters new namespaces: clone(2) without a new stack. The child shares
+ * no memory with the parent, but musl's cached thread id is stale in it: the child must not
+ * call raise(), abort() or anything that uses pthread_self(). */
+inline pid_t sys_clone_process(unsigned long ns_flags)
+{
+    return (pid_t)syscall(SYS_clone, ns_flags | SIGCHLD, 0, 0, 0, 0);
+}

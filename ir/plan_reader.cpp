@@ -1,0 +1,403 @@
+/* ir/plan_reader.cpp — validates a plan before anything uses it.
+ *
+ * Compiled into the glibc compiler and into the static musl enforcer, which has no C++
+ * runtime: only C library calls (memcmp, memchr, snprintf), no allocation, no static
+ * constructors, no exceptions. Every offset and count is checked with 64-bit arithmetic
+ * before it is used, so no uint32 sum can wrap and no read leaves [buf, buf + len).
+ */
+#include "plan_reader.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+namespace {
+
+/* Known bits of each flag word; anything else in a plan is refused. */
+constexpr uint64_t kKnownFeatures = (1u << 11) - 1;           /* TP_FEAT_USERNS..MOUNT_API */
+constexpr uint32_t kKnownNamespaces = (1u << 7) - 1;          /* TP_NS_USER..CGROUP */
+constexpr uint32_t kKnownMountFlags = (1u << 6) - 1;          /* TP_MNTF_RDONLY..REQUIRED */
+constexpr uint64_t kKnownLandlockNet = (1u << 2) - 1;         /* BIND_TCP, CONNECT_TCP */
+constexpr uint64_t kKnownLandlockScopes = (1u << 2) - 1;      /* ABSTRACT_UNIX_SOCKET, SIGNAL */
+constexpr uint32_t kKnownExecFlags = TP_EXEC_INHERIT_ENV;
+constexpr uint32_t kKnownSectionFlags = TP_SECF_REQUIRED;
+constexpr uint32_t kTypeCount = TP_SEC_EXEC + 1;              /* section types are 1..TP_SEC_EXEC */
+
+/* Fixed record size of each section type (index = type; 0 = unknown type). */
+constexpr uint32_t kRecordSize[kTypeCount] = {
+    0,
+    1,
+    sizeof(tp_meta),
+    sizeof(tp_namespaces),
+    sizeof(tp_mount),
+    sizeof(tp_landlock_ruleset),
+    sizeof(tp_landlock_path),
+    sizeof(tp_env),
+    sizeof(tp_exec),
+};
+
+constexpr const char *kSectionName[kTypeCount] = {
+    "?", "strtab", "meta", "namespaces", "mounts", "landlock", "landlock_fs", "env", "exec",
+};
+
+bool is_singleton(uint32_t type)
+{
+    return type == TP_SEC_META || type == TP_SEC_NAMESPACES || type == TP_SEC_LANDLOCK ||
+           type == TP_SEC_EXEC;
+}
+
+/* Everything a check needs to report a refusal. */
+struct Ctx {
+    tp_plan *plan;
+    char *err;
+    uint32_t errlen;
+};
+
+/* Formats the one-line reason; always returns -1 so callers can `return fail(...)`. */
+__attribute__((format(printf, 2, 3))) int fail(const Ctx &c, const char *fmt, ...)
+{
+    if (c.errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c.err, c.errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+int check_header(const Ctx &c, const uint8_t *buf, uint32_t len)
+{
+    if (((uintptr_t)buf & 7u) != 0)
+        return fail(c, "plan buffer is not 8-byte aligned");
+    if (len < sizeof(tp_header))
+        return fail(c, "plan truncated: %u of at least %u bytes", len, (unsigned)sizeof(tp_header));
+    const tp_header *h = (const tp_header *)buf;
+    if (memcmp(h->magic, TP_MAGIC, sizeof h->magic) != 0)
+        return fail(c, "not a TartarOS plan (bad magic)");
+    if (h->format_version != TP_FORMAT_VERSION)
+        return fail(c, "plan format version %u, this reader supports only %u", h->format_version,
+                    TP_FORMAT_VERSION);
+    if (h->header_size != sizeof(tp_header))
+        return fail(c, "header size %u, expected %u", h->header_size, (unsigned)sizeof(tp_header));
+    if (h->total_size > TP_MAX_PLAN_SIZE)
+        return fail(c, "plan size %u exceeds the limit of %u bytes", h->total_size, TP_MAX_PLAN_SIZE);
+    if (len > TP_MAX_PLAN_SIZE)
+        return fail(c, "plan size %u exceeds the limit of %u bytes", len, TP_MAX_PLAN_SIZE);
+    if (h->total_size > len)
+        return fail(c, "plan truncated: %u of %u bytes", len, h->total_size);
+    if (h->total_size < len)
+        return fail(c, "plan has %u trailing bytes after its %u bytes", len - h->total_size,
+                    h->total_size);
+    if (tp_checksum(buf, len, offsetof(tp_header, checksum)) != h->checksum)
+        return fail(c, "checksum mismatch");
+    if (h->arch != TP_ARCH_X86_64)
+        return fail(c, "plan is for architecture 0x%x, expected x86_64", h->arch);
+    if (h->reserved0 != 0 || h->reserved1 != 0)
+        return fail(c, "header reserved fields are not zero");
+    if ((h->required_features & ~kKnownFeatures) != 0)
+        return fail(c, "unknown required features 0x%llx",
+                    (unsigned long long)(h->required_features & ~kKnownFeatures));
+    if (h->section_table_off != h->header_size)
+        return fail(c, "section table at offset %u, expected %u", h->section_table_off, h->header_size);
+    if (h->section_count > TP_MAX_SECTIONS)
+        return fail(c, "%u sections exceed the limit of %u", h->section_count, TP_MAX_SECTIONS);
+    uint64_t table_end = (uint64_t)h->section_table_off + (uint64_t)h->section_count * sizeof(tp_section);
+    if (table_end > len)
+        return fail(c, "section table (%u entries) runs past the end of the plan", h->section_count);
+    return 0;
+}
+
+/* One section table entry on its own: type, flags, placement, record geometry. */
+int check_section_entry(const Ctx &c, const tp_section &s, uint32_t index, uint64_t table_end, uint32_t len)
+{
+    if (s.type == 0 || s.type >= kTypeCount)
+        return fail(c, "section %u: unknown type %u", index, s.type);
+    const char *name = kSectionName[s.type];
+    if ((s.flags & ~kKnownSectionFlags) != 0)
+        return fail(c, "section %u (%s): unknown flags 0x%x", index, name, s.flags);
+    if ((s.offset & 7u) != 0)
+        return fail(c, "section %u (%s): offset %u is not 8-aligned", index, name, s.offset);
+    if (s.offset < table_end)
+        return fail(c, "section %u (%s): offset %u overlaps the header or section table", index, name,
+                    s.offset);
+    if (s.record_size != kRecordSize[s.type])
+        return fail(c, "section %u (%s): record size %u, expected %u", index, name, s.record_size,
+                    kRecordSize[s.type]);
+    if (s.count > TP_MAX_RECORDS && s.type != TP_SEC_STRTAB)
+        return fail(c, "section %u (%s): %u records exceed the limit of %u", index, name, s.count,
+                    TP_MAX_RECORDS);
+    if ((uint64_t)s.count * s.record_size != s.size)
+        return fail(c, "section %u (%s): size %u is not %u records of %u bytes", index, name, s.size,
+                    s.count, s.record_size);
+    if (is_singleton(s.type) && s.count != 1)
+        return fail(c, "section %u (%s): %u records, expected exactly 1", index, name, s.count);
+    if ((uint64_t)s.offset + s.size > len)
+        return fail(c, "section %u (%s): bytes %u..%llu lie outside the %u-byte plan", index, name,
+                    s.offset, (unsigned long long)((uint64_t)s.offset + s.size), len);
+    return 0;
+}
+
+bool ranges_overlap(const tp_section &a, const tp_section &b)
+{
+    if (a.size == 0 || b.size == 0)
+        return false;
+    return (uint64_t)a.offset < (uint64_t)b.offset + b.size && (uint64_t)b.offset < (uint64_t)a.offset + a.size;
+}
+
+/* Points the plan's fields at a checked section. */
+void attach_section(tp_plan *p, const tp_section &s)
+{
+    const uint8_t *data = p->base + s.offset;
+    switch (s.type) {
+    case TP_SEC_STRTAB:
+        p->strtab = (const char *)data;
+        p->strtab_size = s.size;
+        break;
+    case TP_SEC_META:
+        p->meta = (const tp_meta *)data;
+        break;
+    case TP_SEC_NAMESPACES:
+        p->ns = (const tp_namespaces *)data;
+        p->ns_section_flags = s.flags;
+        break;
+    case TP_SEC_MOUNTS:
+        p->mounts = (const tp_mount *)data;
+        p->mount_count = s.count;
+        p->mounts_section_flags = s.flags;
+        break;
+    case TP_SEC_LANDLOCK:
+        p->landlock = (const tp_landlock_ruleset *)data;
+        p->landlock_section_flags = s.flags;
+        break;
+    case TP_SEC_LANDLOCK_FS:
+        p->landlock_paths = (const tp_landlock_path *)data;
+        p->landlock_path_count = s.count;
+        break;
+    case TP_SEC_ENV:
+        p->env = (const tp_env *)data;
+        p->env_count = s.count;
+        break;
+    case TP_SEC_EXEC:
+        p->exec = (const tp_exec *)data;
+        break;
+    default:
+        break;
+    }
+}
+
+int check_sections(const Ctx &c, uint32_t len)
+{
+    tp_plan *p = c.plan;
+    const tp_header *h = p->header;
+    const uint8_t *table = p->base + h->section_table_off;
+    uint64_t table_end = (uint64_t)h->section_table_off + (uint64_t)h->section_count * sizeof(tp_section);
+    bool seen[kTypeCount] = {};
+    for (uint32_t i = 0; i < h->section_count; i++) {
+        tp_section s;
+        memcpy(&s, table + (size_t)i * sizeof(tp_section), sizeof s);
+        if (check_section_entry(c, s, i, table_end, len) != 0)
+            return -1;
+        if (seen[s.type])
+            return fail(c, "section %u (%s): type appears more than once", i, kSectionName[s.type]);
+        seen[s.type] = true;
+        for (uint32_t j = 0; j < i; j++) {
+            tp_section other;
+            memcpy(&other, table + (size_t)j * sizeof(tp_section), sizeof other);
+            if (ranges_overlap(s, other))
+                return fail(c, "section %u (%s) overlaps section %u (%s)", i, kSectionName[s.type], j,
+                            kSectionName[other.type]);
+        }
+        attach_section(p, s);
+    }
+    if (!seen[TP_SEC_STRTAB])
+        return fail(c, "plan has no string table");
+    if (seen[TP_SEC_LANDLOCK_FS] && !seen[TP_SEC_LANDLOCK])
+        return fail(c, "plan has Landlock rules but no Landlock ruleset");
+    return 0;
+}
+
+/* A tp_str must lie inside the string table, end at a NUL and contain none. */
+int check_str(const Ctx &c, tp_str s, const char *what, uint32_t index, const char *field)
+{
+    const tp_plan *p = c.plan;
+    if ((uint64_t)s.off + s.len >= p->strtab_size)
+        return fail(c, "%s %u: %s (offset %u, length %u) lies outside the %u-byte string table", what,
+                    index, field, s.off, s.len, p->strtab_size);
+    const char *str = p->strtab + s.off;
+    if (str[s.len] != '\0')
+        return fail(c, "%s %u: %s is not NUL-terminated", what, index, field);
+    if (memchr(str, '\0', s.len) != nullptr)
+        return fail(c, "%s %u: %s contains a NUL byte", what, index, field);
+    return 0;
+}
+
+/* A path the enforcer resolves from the sandbox root: absolute and bounded. */
+int check_path(const Ctx &c, tp_str s, const char *what, uint32_t index, const char *field)
+{
+    if (check_str(c, s, what, index, field) != 0)
+        return -1;
+    if (s.len > TP_MAX_PATH)
+        return fail(c, "%s %u: %s is %u bytes long, the limit is %u", what, index, field, s.len, TP_MAX_PATH);
+    if (s.len == 0 || c.plan->strtab[s.off] != '/')
+        return fail(c, "%s %u: %s \"%s\" is not absolute", what, index, field, c.plan->strtab + s.off);
+    return 0;
+}
+
+int check_meta(const Ctx &c, const tp_meta &m)
+{
+    if (check_str(c, m.policy_path, "meta", 0, "policy_path") != 0 ||
+        check_str(c, m.compiler, "meta", 0, "compiler") != 0)
+        return -1;
+    if (m.reserved != 0)
+        return fail(c, "meta: reserved field is not zero");
+    return 0;
+}
+
+int check_namespaces(const Ctx &c, const tp_namespaces &ns)
+{
+    if ((ns.flags & ~kKnownNamespaces) != 0)
+        return fail(c, "namespaces: unknown flags 0x%x", ns.flags & ~kKnownNamespaces);
+    if ((ns.required & ~ns.flags) != 0)
+        return fail(c, "namespaces: required 0x%x names namespaces that are not created", ns.required);
+    return check_str(c, ns.hostname, "namespaces", 0, "hostname");
+}
+
+int check_mount(const Ctx &c, const tp_mount &m, uint32_t i)
+{
+    if (m.op < TP_MNT_ROOT_READONLY || m.op > TP_MNT_TMPFS)
+        return fail(c, "mount %u: unknown operation %u", i, m.op);
+    if ((m.flags & ~kKnownMountFlags) != 0)
+        return fail(c, "mount %u: unknown flags 0x%x", i, m.flags & ~kKnownMountFlags);
+    if (check_path(c, m.path, "mount", i, "path") != 0 || check_str(c, m.source, "mount", i, "source") != 0 ||
+        check_str(c, m.anchor, "mount", i, "anchor") != 0)
+        return -1;
+    if (m.op == TP_MNT_BIND && check_path(c, m.source, "mount", i, "source") != 0)
+        return -1;
+    if (m.op == TP_MNT_SYMLINK && m.source.len == 0)
+        return fail(c, "mount %u: symlink has no target", i);
+    if (m.anchor.len != 0 && check_path(c, m.anchor, "mount", i, "anchor") != 0)
+        return -1;
+    return 0;
+}
+
+int check_landlock(const Ctx &c, const tp_landlock_ruleset &rs)
+{
+    if ((rs.handled_access_fs & ~TP_LL_FS_ALL_ABI7) != 0)
+        return fail(c, "landlock: unknown filesystem rights 0x%llx",
+                    (unsigned long long)(rs.handled_access_fs & ~TP_LL_FS_ALL_ABI7));
+    if ((rs.handled_access_net & ~kKnownLandlockNet) != 0)
+        return fail(c, "landlock: unknown network rights 0x%llx", (unsigned long long)rs.handled_access_net);
+    if ((rs.scoped & ~kKnownLandlockScopes) != 0)
+        return fail(c, "landlock: unknown scopes 0x%llx", (unsigned long long)rs.scoped);
+    if ((rs.flags & ~(uint32_t)TP_MNTF_REQUIRED) != 0)
+        return fail(c, "landlock: unknown flags 0x%x", rs.flags);
+    return 0;
+}
+
+int check_landlock_path(const Ctx &c, const tp_landlock_path &r, uint32_t i)
+{
+    if (r.kind != TP_LL_PATH && r.kind != TP_LL_EXPAND)
+        return fail(c, "landlock rule %u: unknown kind %u", i, r.kind);
+    if ((r.flags & ~(uint32_t)TP_MNTF_OPTIONAL) != 0)
+        return fail(c, "landlock rule %u: unknown flags 0x%x", i, r.flags);
+    if ((r.access & ~c.plan->landlock->handled_access_fs) != 0)
+        return fail(c, "landlock rule %u: rights 0x%llx are not handled by the ruleset", i,
+                    (unsigned long long)(r.access & ~c.plan->landlock->handled_access_fs));
+    if (check_path(c, r.path, "landlock rule", i, "path") != 0 ||
+        check_str(c, r.except, "landlock rule", i, "except") != 0)
+        return -1;
+    if (r.kind == TP_LL_PATH && r.except.len != 0)
+        return fail(c, "landlock rule %u: an except list needs kind EXPAND", i);
+    return 0;
+}
+
+int check_env(const Ctx &c, const tp_env &e, uint32_t i)
+{
+    if (e.op != TP_ENV_PASS && e.op != TP_ENV_SET)
+        return fail(c, "env %u: unknown operation %u", i, e.op);
+    if (e.reserved != 0)
+        return fail(c, "env %u: reserved field is not zero", i);
+    if (check_str(c, e.name, "env", i, "name") != 0 || check_str(c, e.value, "env", i, "value") != 0)
+        return -1;
+    const char *name = c.plan->strtab + e.name.off;
+    if (e.name.len == 0 || memchr(name, '=', e.name.len) != nullptr)
+        return fail(c, "env %u: invalid variable name \"%s\"", i, name);
+    if (e.op == TP_ENV_PASS && e.value.len != 0)
+        return fail(c, "env %u: a passed variable has no value", i);
+    return 0;
+}
+
+int check_exec(const Ctx &c, const tp_exec &e)
+{
+    if ((e.flags & ~kKnownExecFlags) != 0)
+        return fail(c, "exec: unknown flags 0x%x", e.flags & ~kKnownExecFlags);
+    if (e.reserved != 0)
+        return fail(c, "exec: reserved field is not zero");
+    return 0;
+}
+
+int check_records(const Ctx &c)
+{
+    const tp_plan *p = c.plan;
+    if (p->meta && check_meta(c, *p->meta) != 0)
+        return -1;
+    if (p->ns && check_namespaces(c, *p->ns) != 0)
+        return -1;
+    for (uint32_t i = 0; i < p->mount_count; i++)
+        if (check_mount(c, p->mounts[i], i) != 0)
+            return -1;
+    if (p->landlock && check_landlock(c, *p->landlock) != 0)
+        return -1;
+    for (uint32_t i = 0; i < p->landlock_path_count; i++)
+        if (check_landlock_path(c, p->landlock_paths[i], i) != 0)
+            return -1;
+    for (uint32_t i = 0; i < p->env_count; i++)
+        if (check_env(c, p->env[i], i) != 0)
+            return -1;
+    if (p->exec && check_exec(c, *p->exec) != 0)
+        return -1;
+    return 0;
+}
+
+}  // namespace
+
+extern "C" {
+
+uint64_t tp_checksum(const uint8_t *buf, uint32_t len, uint32_t skip_off)
+{
+    uint64_t hash = 0xcbf29ce484222325ull;
+    for (uint32_t i = 0; i < len; i++) {
+        uint8_t byte = (i >= skip_off && i - skip_off < 8) ? 0 : buf[i];
+        hash ^= byte;
+        hash *= 0x100000001b3ull;
+    }
+    return hash;
+}
+
+int tp_plan_open(const uint8_t *buf, uint32_t len, struct tp_plan *out, char *err, uint32_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (errlen > 0)
+        err[0] = '\0';
+    Ctx c = {out, err, errlen};
+    if (buf == nullptr)
+        return fail(c, "no plan");
+    if (check_header(c, buf, len) != 0)
+        return -1;
+    out->base = buf;
+    out->size = len;
+    out->header = (const tp_header *)buf;
+    if (check_sections(c, len) != 0 || check_records(c) != 0) {
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    return 0;
+}
+
+const char *tp_plan_str(const struct tp_plan *plan, struct tp_str s)
+{
+    return plan->strtab + s.off;
+}
+
+}  // extern "C"

@@ -1,0 +1,74 @@
+#!/bin/sh
+# tests/golden/frontend/check.sh TARTAROS_COMPILE — tartaros-compile's command line, end to end.
+#  - every NAME.toml here but good.toml is refused: exit 78 and a stderr exactly NAME.expected,
+#    whose first line starts with "tartaros:" (UPDATE=1 rewrites the .expected files);
+#  - good.toml compiles to a plan of mode 0644, twice to the same bytes, and --explain prints it;
+#  - bad command lines, an unreadable policy and a damaged plan are refusals too.
+set -u
+compile=$(realpath "$1")
+corpus=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d /tmp/tartaros-golden-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+# refused EXPECTED_FIRST_LINE_PREFIX ARGS... — runs the compiler, which must refuse.
+refused() {
+    prefix=$1
+    shift
+    "$compile" "$@" >"$work/out" 2>"$work/err"
+    rc=$?
+    [ "$rc" -eq 78 ] || fail "$* exited $rc, not 78"
+    case $(head -n 1 "$work/err") in
+    "$prefix"*) ;;
+    *) fail "$*: first stderr line is not '$prefix...': $(head -n 1 "$work/err")" ;;
+    esac
+}
+
+cd "$corpus" || exit 1
+for policy in *.toml; do
+    name=${policy%.toml}
+    [ "$name" = good ] && continue
+    refused "tartaros: $policy: " "$policy" -o "$work/$name.bin"
+    [ -e "$work/$name.bin" ] && fail "$policy: a plan was written"
+    if [ "${UPDATE:-0}" = 1 ]; then
+        cp "$work/err" "$name.expected"
+    elif ! diff -u "$name.expected" "$work/err"; then
+        fail "$policy: stderr differs from $name.expected"
+    fi
+done
+
+cp good.toml "$work/good.toml"
+cd "$work" || exit 1
+"$compile" good.toml -o plan.bin 2>/dev/null || fail "good.toml did not compile"
+cp plan.bin first.bin
+"$compile" good.toml -o plan.bin 2>/dev/null || fail "good.toml did not compile twice"
+cmp -s plan.bin first.bin || fail "the same policy gave different plans"
+[ "$(stat -c %a plan.bin)" = 644 ] || fail "plan.bin has mode $(stat -c %a plan.bin), not 644"
+[ -z "$(find . -name '.*.bin.*')" ] || fail "a temporary file was left behind"
+"$compile" --explain plan.bin >explain.txt || fail "--explain failed on a plan just compiled"
+[ -s explain.txt ] || fail "--explain printed nothing"
+"$compile" --explain plan.bin --json >explain.json || fail "--explain --json failed"
+[ -s explain.json ] || fail "--explain --json printed nothing"
+
+refused "tartaros: cannot read missing.toml: No such file or directory" missing.toml -o x.bin
+refused "tartaros: usage: " good.toml
+refused "tartaros: usage: " --no-such-flag good.toml -o x.bin
+refused "tartaros: usage: " good.toml -o
+refused "tartaros: usage: " good.toml other.toml -o x.bin
+refused "tartaros: usage: " --json good.toml -o x.bin
+refused "tartaros: usage: " --explain
+refused "tartaros: usage: " --explain plan.bin -o x.bin
+refused "tartaros: usage: "
+head -c 40 plan.bin >truncated.bin
+refused "tartaros: truncated.bin: invalid plan: " --explain truncated.bin
+refused "tartaros: good.toml: invalid plan: " --explain good.toml
+"$compile" --version | grep -q '^tartaros-compile ' || fail "--version"
+"$compile" --help | grep -q '^usage: tartaros-compile' || fail "--help"
+
+[ "$failures" -eq 0 ] && echo "all command-line checks passed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,424 @@
+/* tests/integration/probe.c — one filesystem operation per call, for escape tests.
+ *
+ * Usage: it-probe LABEL OP ARGS...
+ * Prints `LABEL=ok` when the operation succeeded, `LABEL=ENAME` (the errno name) when it
+ * failed, and for some operations a second line `LABEL.data=...`. Exit status 0 or 1.
+ * The shell cannot express several of these (O_PATH, /proc/self/fd reopen, linkat of an
+ * fd, a nested user namespace), and errno names make the assertions exact.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *label;
+
+static int report(int rc) {
+    if (rc == 0) {
+        printf("%s=ok\n", label);
+        return 0;
+    }
+    const char *name = strerrorname_np(errno);
+    printf("%s=%s\n", label, name ? name : "EUNKNOWN");
+    return 1;
+}
+
+static int fail_with(int err) {
+    errno = err;
+    return report(-1);
+}
+
+static int write_all(int fd, const char *text) {
+    size_t len = strlen(text);
+    ssize_t n = write(fd, text, len);
+    if (n < 0) return -1;
+    if ((size_t)n != len) {
+        errno = EIO;
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens `path` with `flags`, writes `text` and closes. */
+static int open_write(const char *path, int flags, const char *text) {
+    int fd = open(path, flags, 0644);
+    if (fd < 0) return report(-1);
+    int rc = write_all(fd, text);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return report(rc);
+}
+
+/* Reads the file and prints its first line as data. */
+static int op_read(const char *path) {
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return report(-1);
+    char buf[256];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    int saved = errno;
+    close(fd);
+    if (n < 0) {
+        errno = saved;
+        return report(-1);
+    }
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    report(0);
+    printf("%s.data=%s\n", label, buf);
+    return 0;
+}
+
+static int name_cmp(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Lists the names of a directory, sorted, comma-separated (without . and ..). */
+static int op_ls(const char *path) {
+    DIR *dir = opendir(path);
+    if (!dir) return report(-1);
+    char *names[512];
+    size_t count = 0;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL && count < 512) {
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+        names[count++] = strdup(entry->d_name);
+    }
+    closedir(dir);
+    qsort(names, count, sizeof names[0], name_cmp);
+    report(0);
+    printf("%s.names=", label);
+    for (size_t i = 0; i < count; i++) printf("%s%s", i ? "," : "", names[i]);
+    printf("\n");
+    return 0;
+}
+
+static const char *file_kind(mode_t mode) {
+    if (S_ISREG(mode)) return "reg";
+    if (S_ISDIR(mode)) return "dir";
+    if (S_ISLNK(mode)) return "lnk";
+    if (S_ISCHR(mode)) return "chr";
+    return "other";
+}
+
+/* stat or lstat; data = kind:size:octal-mode. */
+static int op_stat(const char *path, int follow) {
+    struct stat st;
+    int rc = follow ? stat(path, &st) : lstat(path, &st);
+    if (rc != 0) return report(-1);
+    report(0);
+    printf("%s.data=%s:%lld:%o\n", label, file_kind(st.st_mode), (long long)st.st_size,
+           (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+/* chdir, then list the new working directory. */
+static int op_chdir(const char *path) {
+    if (chdir(path) != 0) return report(-1);
+    return op_ls(".");
+}
+
+/* Opens read-only (allowed), then reopens the same file for writing through
+ * /proc/self/fd/N, the classic way to upgrade a descriptor. */
+static int op_fd_reopen(const char *path, int open_flags) {
+    int fd = open(path, open_flags);
+    if (fd < 0) {
+        printf("%s.step=open\n", label);
+        return report(-1);
+    }
+    char proc_path[64];
+    snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
+    return open_write(proc_path, O_WRONLY | O_APPEND, "reopened\n");
+}
+
+/* Hardlinks the file behind an O_PATH descriptor to `dest` (linkat with
+ * AT_SYMLINK_FOLLOW on /proc/self/fd/N, which needs no capability). */
+static int op_opath_link(const char *path, const char *dest) {
+    int fd = open(path, O_PATH);
+    if (fd < 0) {
+        printf("%s.step=open\n", label);
+        return report(-1);
+    }
+    char proc_path[64];
+    snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
+    return report(linkat(AT_FDCWD, proc_path, AT_FDCWD, dest, AT_SYMLINK_FOLLOW));
+}
+
+/* Creates `name` inside the directory behind an O_PATH descriptor. */
+static int op_opath_create(const char *dir_path, const char *name) {
+    int dirfd = open(dir_path, O_PATH | O_DIRECTORY);
+    if (dirfd < 0) {
+        printf("%s.step=open\n", label);
+        return report(-1);
+    }
+    int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL, 0755);
+    if (fd < 0) return report(-1);
+    int rc = write_all(fd, "#!/bin/sh\necho pwned\n");
+    close(fd);
+    return report(rc);
+}
+
+static int write_text_file(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY);
+    if (fd < 0) return -1;
+    int rc = write_all(fd, text);
+    close(fd);
+    return rc;
+}
+
+/* In a child: a fresh user + mount namespace (full capabilities there), then try to
+ * unmount and to remount read-write whatever protects `dir`, then create `dir/name`.
+ * ok means the file was created: the protection was peeled off. */
+static int op_ns_unmount_create(const char *dir, const char *name) {
+    pid_t pid = fork();
+    if (pid < 0) return report(-1);
+    if (pid == 0) {
+        uid_t uid = geteuid();
+        gid_t gid = getegid();
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+            fprintf(stderr, "probe: unshare: %s\n", strerror(errno));
+            _exit(errno);
+        }
+        char map[64];
+        snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
+        write_text_file("/proc/self/setgroups", "deny");
+        if (write_text_file("/proc/self/uid_map", map) != 0)
+            fprintf(stderr, "probe: uid_map: %s\n", strerror(errno));
+        snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
+        if (write_text_file("/proc/self/gid_map", map) != 0)
+            fprintf(stderr, "probe: gid_map: %s\n", strerror(errno));
+        for (int i = 0; i < 4; i++)
+            if (umount2(dir, MNT_DETACH) != 0)
+                fprintf(stderr, "probe: umount2: %s\n", strerror(errno));
+        if (mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND, NULL) != 0)
+            fprintf(stderr, "probe: remount rw: %s\n", strerror(errno));
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0755);
+        if (fd < 0) _exit(errno);
+        close(fd);
+        _exit(0);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0) return report(-1);
+    if (!WIFEXITED(status)) return fail_with(EINTR);
+    return WEXITSTATUS(status) == 0 ? report(0) : fail_with(WEXITSTATUS(status));
+}
+
+/* Attaches to another process with ptrace (then detaches). */
+static int op_ptrace(const char *pid_text) {
+    pid_t pid = (pid_t)strtol(pid_text, NULL, 10);
+    if (ptrace(PTRACE_ATTACH, pid, NULL, NULL) != 0) return report(-1);
+    waitpid(pid, NULL, __WALL);
+    ptrace(PTRACE_DETACH, pid, NULL, NULL);
+    return report(0);
+}
+
+/* Opens another process's memory for writing. */
+static int op_mem_open(const char *pid_text) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%s/mem", pid_text);
+    int fd = open(path, O_RDWR);
+    if (fd < 0) return report(-1);
+    close(fd);
+    return report(0);
+}
+
+/* Prints the file handle of `path` as TYPE:HEX (host side, to hand to an attacker). */
+static int op_handle(const char *path) {
+    char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+    struct file_handle *fh = (struct file_handle *)buf;
+    fh->handle_bytes = MAX_HANDLE_SZ;
+    int mount_id;
+    if (name_to_handle_at(AT_FDCWD, path, fh, &mount_id, 0) != 0) return report(-1);
+    report(0);
+    printf("%s.data=%d:", label, fh->handle_type);
+    for (unsigned i = 0; i < fh->handle_bytes; i++) printf("%02x", fh->f_handle[i]);
+    printf("\n");
+    return 0;
+}
+
+/* open_by_handle_at on the filesystem of `mount_path` with a TYPE:HEX handle, then read. */
+static int open_handle(const char *mount_path, const char *handle_text) {
+    char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+    struct file_handle *fh = (struct file_handle *)buf;
+    char *hex = NULL;
+    fh->handle_type = (int)strtol(handle_text, &hex, 10);
+    if (!hex || *hex != ':') return fail_with(EINVAL);
+    hex++;
+    unsigned n = 0;
+    while (hex[0] && hex[1] && n < MAX_HANDLE_SZ) {
+        unsigned byte;
+        if (sscanf(hex, "%2x", &byte) != 1) return fail_with(EINVAL);
+        fh->f_handle[n++] = (unsigned char)byte;
+        hex += 2;
+    }
+    fh->handle_bytes = n;
+    int mount_fd = open(mount_path, O_RDONLY | O_DIRECTORY);
+    if (mount_fd < 0) {
+        printf("%s.step=open-mount\n", label);
+        return report(-1);
+    }
+    int fd = open_by_handle_at(mount_fd, fh, O_RDONLY);
+    if (fd < 0) return report(-1);
+    char data[128];
+    ssize_t got = read(fd, data, sizeof data - 1);
+    if (got < 0) return report(-1);
+    data[got] = '\0';
+    data[strcspn(data, "\n")] = '\0';
+    report(0);
+    printf("%s.data=%s\n", label, data);
+    return 0;
+}
+
+/* The same from a fresh user + mount namespace, where the caller holds every capability. */
+static int op_ns_open_handle(const char *mount_path, const char *handle_text) {
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+        printf("%s.step=unshare\n", label);
+        return report(-1);
+    }
+    return open_handle(mount_path, handle_text);
+}
+
+/* Pushes TEXT into the terminal's input queue (TIOCSTI on fd 0): what the caller's shell
+ * would read and run once the sandbox exits. */
+static int op_tiocsti(const char *text) {
+    for (const char *c = text; *c; c++)
+        if (ioctl(0, TIOCSTI, c) != 0) return report(-1);
+    return report(0);
+}
+
+/* Listens on 127.0.0.1 (ephemeral port) or on an abstract unix name, prints where, and
+ * accepts connections for `seconds`, printing one line per connection. */
+static int op_listen(const char *where, const char *seconds) {
+    int fd;
+    if (strcmp(where, "tcp") == 0) {
+        struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        socklen_t len = sizeof addr;
+        fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 8) != 0 ||
+            getsockname(fd, (struct sockaddr *)&addr, &len) != 0)
+            return report(-1);
+        report(0);
+        printf("%s.data=%u\n", label, ntohs(addr.sin_port));
+    } else {
+        struct sockaddr_un addr = {.sun_family = AF_UNIX};
+        size_t name_len = strlen(where);
+        if (name_len + 1 > sizeof addr.sun_path) return fail_with(ENAMETOOLONG);
+        memcpy(addr.sun_path + 1, where, name_len);
+        fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + name_len);
+        if (fd < 0 || bind(fd, (struct sockaddr *)&addr, len) != 0 || listen(fd, 8) != 0)
+            return report(-1);
+        report(0);
+        printf("%s.data=@%s\n", label, where);
+    }
+    alarm((unsigned)strtoul(seconds, NULL, 10));
+    for (;;) {
+        int conn = accept(fd, NULL, NULL);
+        if (conn >= 0) {
+            printf("%s.accepted=1\n", label);
+            close(conn);
+        }
+    }
+}
+
+/* Connects to 127.0.0.1:PORT, or to @NAME (an abstract unix socket). */
+static int op_connect(const char *where) {
+    int fd;
+    int rc;
+    if (where[0] == '@') {
+        struct sockaddr_un addr = {.sun_family = AF_UNIX};
+        size_t name_len = strlen(where + 1);
+        if (name_len + 1 > sizeof addr.sun_path) return fail_with(ENAMETOOLONG);
+        memcpy(addr.sun_path + 1, where + 1, name_len);
+        fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (fd < 0) return report(-1);
+        rc = connect(fd, (struct sockaddr *)&addr,
+                     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + name_len));
+    } else {
+        struct sockaddr_in addr = {.sin_family = AF_INET,
+                                   .sin_port = htons((uint16_t)strtoul(where, NULL, 10)),
+                                   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd < 0) return report(-1);
+        rc = connect(fd, (struct sockaddr *)&addr, sizeof addr);
+    }
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return report(rc);
+}
+
+static void quiet_exit(int sig) {
+    (void)sig;
+    _exit(0);
+}
+
+static int usage(void) {
+    fprintf(stderr, "usage: it-probe LABEL OP ARGS...\n");
+    return 2;
+}
+
+int main(int argc, char **argv) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 4) return usage();
+    signal(SIGALRM, quiet_exit);  /* a listener's lifetime ends quietly */
+    label = argv[1];
+    const char *op = argv[2];
+    const char *a = argv[3];
+    const char *b = argc > 4 ? argv[4] : NULL;
+
+    if (strcmp(op, "read") == 0) return op_read(a);
+    if (strcmp(op, "ls") == 0) return op_ls(a);
+    if (strcmp(op, "stat") == 0) return op_stat(a, 1);
+    if (strcmp(op, "lstat") == 0) return op_stat(a, 0);
+    if (strcmp(op, "chdir") == 0) return op_chdir(a);
+    if (strcmp(op, "write") == 0) return open_write(a, O_WRONLY | O_CREAT | O_TRUNC, "probe\n");
+    if (strcmp(op, "append") == 0) return open_write(a, O_WRONLY | O_APPEND, "probe\n");
+    if (strcmp(op, "create") == 0) return open_write(a, O_WRONLY | O_CREAT | O_EXCL, "probe\n");
+    if (strcmp(op, "truncate") == 0) return report(truncate(a, 0));
+    if (strcmp(op, "mkdir") == 0) return report(mkdir(a, 0755));
+    if (strcmp(op, "rmdir") == 0) return report(rmdir(a));
+    if (strcmp(op, "unlink") == 0) return report(unlink(a));
+    if (strcmp(op, "utime") == 0) return report(utimensat(AT_FDCWD, a, NULL, 0));
+    if (strcmp(op, "chmod") == 0 && b) return report(chmod(a, (mode_t)strtoul(b, NULL, 8)));
+    if (strcmp(op, "rename") == 0 && b) return report(rename(a, b));
+    if (strcmp(op, "exchange") == 0 && b)
+        return report(renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE));
+    if (strcmp(op, "link") == 0 && b) return report(link(a, b));
+    if (strcmp(op, "symlink") == 0 && b) return report(symlink(a, b));
+    if (strcmp(op, "mknod") == 0) return report(mknod(a, S_IFCHR | 0666, makedev(1, 3)));
+    if (strcmp(op, "fd-reopen") == 0) return op_fd_reopen(a, O_RDONLY);
+    if (strcmp(op, "opath-reopen") == 0) return op_fd_reopen(a, O_PATH);
+    if (strcmp(op, "opath-link") == 0 && b) return op_opath_link(a, b);
+    if (strcmp(op, "opath-create") == 0 && b) return op_opath_create(a, b);
+    if (strcmp(op, "ns-unmount-create") == 0 && b) return op_ns_unmount_create(a, b);
+    if (strcmp(op, "ptrace") == 0) return op_ptrace(a);
+    if (strcmp(op, "mem-open") == 0) return op_mem_open(a);
+    if (strcmp(op, "handle") == 0) return op_handle(a);
+    if (strcmp(op, "open-handle") == 0 && b) return open_handle(a, b);
+    if (strcmp(op, "ns-open-handle") == 0 && b) return op_ns_open_handle(a, b);
+    if (strcmp(op, "tiocsti") == 0) return op_tiocsti(a);
+    if (strcmp(op, "listen") == 0 && b) return op_listen(a, b);
+    if (strcmp(op, "connect") == 0) return op_connect(a);
+    return usage();
+}

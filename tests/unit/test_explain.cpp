@@ -1,0 +1,339 @@
+// Tests of compiler/explain: the text and JSON forms of a writer-built plan, and the
+// refusal of an invalid one with the reader's reason.
+#include <doctest/doctest.h>
+
+#include <cctype>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "explain.h"
+#include "plan_writer.h"
+
+using tartaros::explain_plan;
+using tartaros::ir::PlanWriter;
+
+namespace {
+
+constexpr uint64_t kRead = TP_LL_FS_READ_FILE | TP_LL_FS_READ_DIR | TP_LL_FS_EXECUTE;
+
+void add_mount(PlanWriter &w, uint32_t op, uint32_t flags, const char *path, const char *source, const char *anchor,
+               tp_origin origin)
+{
+    tp_mount m{};
+    m.op = op;
+    m.flags = flags;
+    m.path = w.str(path);
+    m.source = w.str(source);
+    m.anchor = w.str(anchor);
+    m.origin = origin;
+    w.add_mount(m);
+}
+
+void add_rule(PlanWriter &w, uint32_t kind, uint64_t access, uint32_t flags, const char *path, const char *except,
+              tp_origin origin)
+{
+    tp_landlock_path r{};
+    r.kind = kind;
+    r.access = access;
+    r.flags = flags;
+    r.path = w.str(path);
+    r.except = w.str(except);
+    r.origin = origin;
+    w.add_landlock_path(r);
+}
+
+void add_env(PlanWriter &w, uint32_t op, const char *name, const char *value, tp_origin origin)
+{
+    tp_env e{};
+    e.op = op;
+    e.name = w.str(name);
+    e.value = w.str(value);
+    e.origin = origin;
+    w.add_env(e);
+}
+
+std::vector<uint8_t> sample_plan(const char *odd_path = "/home/u/.ssh")
+{
+    PlanWriter w;
+    w.set_meta({w.str("/home/u/proj/policy.toml"), w.str("tartaros-compile 0.1.0"), 1, 0});
+    w.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_PID | TP_NS_UTS, TP_NS_USER | TP_NS_MOUNT, w.str(""), {3, 1}},
+                     true);
+    add_mount(w, TP_MNT_ROOT_READONLY, TP_MNTF_REQUIRED, "/", "", "", {0, 0});
+    add_mount(w, TP_MNT_DEV, 0, "/dev", "", "", {0, 0});
+    add_mount(w, TP_MNT_BIND, 0, "/home/u/proj", "/home/u/proj", "", {5, 12});
+    add_mount(w, TP_MNT_MASK, TP_MNTF_MASK_ABSENT, odd_path, "", "", {9, 3});
+    add_mount(w, TP_MNT_PIN, 0, "/home/u/proj", "", "/home/u/proj", {7, 3});
+    add_mount(w, TP_MNT_WRITE_DENY, TP_MNTF_REQUIRED | TP_MNTF_MATERIALIZE_DIR, "/home/u/proj/.git/hooks", "",
+              "/home/u/proj", {7, 3});
+    add_mount(w, TP_MNT_SYMLINK, 0, "/bin", "usr/bin", "", {0, 0});
+    add_mount(w, TP_MNT_BIND, TP_MNTF_RDONLY | TP_MNTF_OPTIONAL, "/lib64", "/lib64", "", {0, 0});
+    w.set_mounts_required(true);
+    w.set_landlock({TP_LL_FS_ALL_ABI7, 0, 0, 7, TP_MNTF_REQUIRED}, true);
+    add_rule(w, TP_LL_PATH, kRead, 0, "/usr", "", {0, 0});
+    add_rule(w, TP_LL_EXPAND, kRead, TP_MNTF_OPTIONAL, "/home/u", ".ssh/.gnupg", {14, 1});
+    add_rule(w, TP_LL_PATH, TP_LL_FS_ALL_ABI7, 0, "/home/u/proj", "", {5, 12});
+    add_env(w, TP_ENV_PASS, "TERM", "", {0, 0});
+    add_env(w, TP_ENV_SET, "PATH", "/usr/bin:/bin", {17, 5});
+    w.set_exec({0, 0, {20, 1}});
+    w.set_required_features(TP_FEAT_USERNS | TP_FEAT_MOUNTNS | TP_FEAT_LANDLOCK);
+    w.set_min_landlock_abi(5);
+    return w.finish();
+}
+
+std::string explain(const std::vector<uint8_t> &plan, bool json)
+{
+    std::ostringstream out;
+    std::string err;
+    bool ok = explain_plan(plan, json, out, err);
+    REQUIRE_MESSAGE(ok, err);
+    CHECK(err.empty());
+    return out.str();
+}
+
+bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+
+// A strict recursive-descent JSON syntax check (RFC 8259), enough to prove the output parses.
+class JsonChecker {
+public:
+    explicit JsonChecker(const std::string &s) : s_(s) {}
+
+    bool document()
+    {
+        ws();
+        if (!value())
+            return false;
+        ws();
+        return i_ == s_.size();
+    }
+
+private:
+    void ws()
+    {
+        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r'))
+            i_++;
+    }
+    bool eat(char c)
+    {
+        ws();
+        if (i_ < s_.size() && s_[i_] == c) {
+            i_++;
+            return true;
+        }
+        return false;
+    }
+    bool literal(const char *word)
+    {
+        std::string w(word);
+        if (s_.compare(i_, w.size(), w) != 0)
+            return false;
+        i_ += w.size();
+        return true;
+    }
+    bool string()
+    {
+        if (!eat('"'))
+            return false;
+        while (i_ < s_.size() && s_[i_] != '"') {
+            auto c = static_cast<unsigned char>(s_[i_]);
+            if (c < 0x20)
+                return false;
+            if (c == '\\') {
+                i_++;
+                if (i_ >= s_.size())
+                    return false;
+                char e = s_[i_];
+                if (e == 'u') {
+                    for (int k = 1; k <= 4; k++)
+                        if (i_ + k >= s_.size() || !std::isxdigit(static_cast<unsigned char>(s_[i_ + k])))
+                            return false;
+                    i_ += 4;
+                } else if (std::string("\"\\/bfnrt").find(e) == std::string::npos) {
+                    return false;
+                }
+            }
+            i_++;
+        }
+        return eat('"');
+    }
+    bool number()
+    {
+        size_t start = i_;
+        if (i_ < s_.size() && s_[i_] == '-')
+            i_++;
+        while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_])))
+            i_++;
+        return i_ > start;
+    }
+    bool value()
+    {
+        ws();
+        if (i_ >= s_.size())
+            return false;
+        char c = s_[i_];
+        if (c == '{') {
+            i_++;
+            if (eat('}'))
+                return true;
+            do {
+                if (!string() || !eat(':') || !value())
+                    return false;
+            } while (eat(','));
+            return eat('}');
+        }
+        if (c == '[') {
+            i_++;
+            if (eat(']'))
+                return true;
+            do {
+                if (!value())
+                    return false;
+            } while (eat(','));
+            return eat(']');
+        }
+        if (c == '"')
+            return string();
+        if (c == 't')
+            return literal("true");
+        if (c == 'f')
+            return literal("false");
+        if (c == 'n')
+            return literal("null");
+        return number();
+    }
+
+    const std::string &s_;
+    size_t i_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("explain: text lists every step in execution order with its origin")
+{
+    std::vector<uint8_t> plan = sample_plan();
+    std::string text = explain(plan, false);
+
+    CHECK(has(text, "plan: format 1, " + std::to_string(plan.size()) + " bytes, checksum 0x"));
+    CHECK(has(text, "required features: userns|mountns|landlock\n"));
+    CHECK(has(text, "minimum Landlock ABI: 5\n"));
+    CHECK(has(text, "policy: /home/u/proj/policy.toml (version 1)\n"));
+    CHECK(has(text, "compiler: tartaros-compile 0.1.0\n"));
+
+    CHECK(has(text, "1. namespaces: user, mount, pid, uts; required: user, mount  policy.toml:3:1\n"));
+    CHECK(has(text, "   hostname: tartaros\n"));
+    CHECK(has(text, "2. mounts: 8 steps (required)\n"));
+    CHECK(has(text, "   2.1 root_readonly / [required]  (default)\n"));
+    CHECK(has(text, "   2.3 bind /home/u/proj <- /home/u/proj  policy.toml:5:12\n"));
+    CHECK(has(text, "   2.4 mask /home/u/.ssh [mask_absent]  policy.toml:9:3\n"));
+    CHECK(has(text, "   2.6 write_deny /home/u/proj/.git/hooks [materialize_dir, required] beneath /home/u/proj  "
+                    "policy.toml:7:3\n"
+                    "        - mount layer only: Landlock cannot deny inside a writable directory"));
+    CHECK(has(text, "if absent at start: created as an empty directory"));
+    CHECK(has(text, "   2.7 symlink /bin -> usr/bin  (default)\n"));
+    CHECK(has(text, "   2.8 bind /lib64 <- /lib64 [rdonly, optional]  (default)\n"));
+    CHECK(has(text, "        - skipped when the source is absent\n"));
+    CHECK_FALSE(has(text, "skipped when the target is absent"));
+    CHECK(has(text, "3. environment: built from nothing: 2 steps\n"));
+    CHECK(has(text, "   3.1 pass TERM (if set)  (default)\n"));
+    CHECK(has(text, "   3.2 set PATH=/usr/bin:/bin  policy.toml:17:5\n"));
+    CHECK(has(text, "4. process: inherited file descriptors closed"));
+    CHECK(has(text, "5. landlock: ruleset for ABI 7 (required), 3 rules\n"));
+    CHECK(has(text, "   handled: read_file|read_dir|execute|write_file|truncate|remove_file|remove_dir|make_reg|"
+                    "make_dir|make_sym|make_sock|make_fifo|make_char|make_block|refer|ioctl_dev\n"));
+    CHECK(has(text, "   5.1 path /usr read_file|read_dir|execute  (default)\n"));
+    CHECK(has(text, "   5.2 expand /home/u read_file|read_dir|execute except .ssh, .gnupg  policy.toml:14:1\n"
+                    "        - directory listed at start: entries created after start are not covered"));
+    CHECK(has(text, "        - skipped when absent at start\n"));
+    CHECK(has(text, "6. exec  policy.toml:20:1\n"));
+    CHECK(has(text, "PID 2 under a small init"));
+
+    // Steps appear in the enforcer's order of work.
+    size_t last = 0;
+    for (const char *step : {"\n1. namespaces", "\n2. mounts", "\n3. environment", "\n4. process", "\n5. landlock",
+                             "\n6. exec"}) {
+        size_t at = text.find(step);
+        REQUIRE_MESSAGE(at != std::string::npos, step);
+        CHECK(at > last);
+        last = at;
+    }
+}
+
+TEST_CASE("explain: a mask outside any writable directory is not called mount-only")
+{
+    std::string text = explain(sample_plan(), false);
+    size_t mask = text.find("2.4 mask");
+    size_t next = text.find("2.5 ", mask);
+    REQUIRE(mask != std::string::npos);
+    CHECK(text.substr(mask, next - mask).find("mount layer only") == std::string::npos);
+    CHECK(has(text.substr(mask, next - mask), "hides the names too"));
+}
+
+TEST_CASE("explain: a bare plan")
+{
+    std::string text = explain(PlanWriter().finish(), false);
+    CHECK(has(text, "1. namespaces: none"));
+    CHECK(has(text, "2. mounts: 0 steps\n"));
+    CHECK(has(text, "5. landlock: none"));
+    CHECK(has(text, "required features: none\n"));
+    CHECK_FALSE(has(text, "policy:"));
+    CHECK(JsonChecker(explain(PlanWriter().finish(), true)).document());
+}
+
+TEST_CASE("explain: JSON is valid and carries the same content")
+{
+    std::string json = explain(sample_plan(), true);
+    CHECK(JsonChecker(json).document());
+    CHECK(has(json, "\"format_version\":1"));
+    CHECK(has(json, "\"required_features\":[\"userns\",\"mountns\",\"landlock\"]"));
+    CHECK(has(json, "\"min_landlock_abi\":5"));
+    CHECK(has(json, "\"policy_path\":\"/home/u/proj/policy.toml\""));
+    CHECK(has(json, "\"create\":[\"user\",\"mount\",\"pid\",\"uts\"]"));
+    CHECK(has(json, "{\"op\":\"root_readonly\",\"path\":\"/\",\"source\":\"\",\"anchor\":\"\",\"flags\":[\"required\"],"
+                    "\"origin\":null"));
+    CHECK(has(json, "{\"op\":\"write_deny\",\"path\":\"/home/u/proj/.git/hooks\",\"source\":\"\",\"anchor\":\"/home/u/proj\","
+                    "\"flags\":[\"materialize_dir\",\"required\"],\"origin\":{\"file\":\"policy.toml\",\"line\":7,\"col\":3}"));
+    CHECK(has(json, "mount layer only: Landlock cannot deny inside a writable directory"));
+    CHECK(has(json, "{\"kind\":\"expand\",\"path\":\"/home/u\",\"access\":[\"read_file\",\"read_dir\",\"execute\"],"
+                    "\"except\":[\".ssh\",\".gnupg\"],\"optional\":true"));
+    CHECK(has(json, "{\"op\":\"set\",\"name\":\"PATH\",\"value\":\"/usr/bin:/bin\""));
+    CHECK(has(json, "{\"step\":\"exec\",\"origin\":{\"file\":\"policy.toml\",\"line\":20,\"col\":1}"));
+
+    size_t last = 0;
+    for (const char *step : {"\"namespaces\"", "\"mounts\"", "\"environment\"", "\"process\"", "\"landlock\"",
+                             "\"exec\""}) {
+        size_t at = json.find(std::string("{\"step\":") + step);
+        REQUIRE_MESSAGE(at != std::string::npos, step);
+        CHECK(at > last);
+        last = at;
+    }
+}
+
+TEST_CASE("explain: strings are escaped in JSON and made printable in text")
+{
+    std::vector<uint8_t> plan = sample_plan("/home/u/we\"ird\\na\nme\x01\xff\xc3\xa9");
+    std::string json = explain(plan, true);
+    CHECK(JsonChecker(json).document());
+    CHECK(has(json, "\"/home/u/we\\\"ird\\\\na\\nme\\u0001\\u00ff\xc3\xa9\""));
+    std::string text = explain(plan, false);
+    CHECK(has(text, "2.4 mask /home/u/we\"ird\\na\\x0ame\\x01\xff\xc3\xa9 [mask_absent]"));
+}
+
+TEST_CASE("explain: an invalid plan is refused with the reader's reason")
+{
+    std::vector<uint8_t> plan = sample_plan();
+    std::vector<uint8_t> cut(plan.begin(), plan.begin() + 100);
+    std::ostringstream out;
+    std::string err;
+    CHECK_FALSE(explain_plan(cut, false, out, err));
+    CHECK(err == "plan truncated: 100 of " + std::to_string(plan.size()) + " bytes");
+    CHECK(out.str().empty());
+
+    std::vector<uint8_t> flipped = plan;
+    flipped[plan.size() / 2] ^= 1;
+    CHECK_FALSE(explain_plan(flipped, true, out, err));
+    CHECK(err == "checksum mismatch");
+    CHECK(out.str().empty());
+
+    CHECK_FALSE(explain_plan({}, false, out, err));
+    CHECK(err == "plan truncated: 0 of at least 64 bytes");
+}

@@ -1,0 +1,415 @@
+// Unit tests of the verifier: correct plans pass; a plan with one Landlock rule corrupted,
+// one mount step dropped or moved, or a bad path or flag is refused.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lower.h"
+#include "lower_fs.h"
+#include "plan_reader.h"
+#include "plan_writer.h"
+#include "verify.h"
+
+using namespace tartaros;
+
+namespace {
+
+class FakeHost final : public HostView {
+public:
+    std::map<std::string, HostKind> kinds;
+    std::map<std::string, std::string> links;
+
+    HostKind kind(const std::string &path) const override
+    {
+        auto it = kinds.find(path);
+        return it == kinds.end() ? HostKind::Absent : it->second;
+    }
+    std::string read_link(const std::string &path) const override
+    {
+        auto it = links.find(path);
+        return it == links.end() ? "" : it->second;
+    }
+};
+
+struct EnvEntry {
+    uint32_t op;
+    std::string name, value;
+    tp_origin origin;
+};
+
+// A plan taken apart into editable parts, and put back together in the lowering's order.
+struct Decoded {
+    std::string policy_path, compiler;
+    tp_meta meta{};
+    tp_namespaces ns{};
+    tp_landlock_ruleset landlock{};
+    tp_exec exec{};
+    uint64_t features = 0;
+    uint32_t min_abi = 0;
+    std::vector<MountStep> mounts;
+    std::vector<tp_origin> mount_origins;
+    std::vector<LandlockRule> rules;
+    std::vector<tp_origin> rule_origins;
+    std::vector<EnvEntry> env;
+};
+
+Decoded decode(const std::vector<uint8_t> &bytes)
+{
+    tp_plan plan{};
+    char err[256];
+    REQUIRE(tp_plan_open(bytes.data(), static_cast<uint32_t>(bytes.size()), &plan, err, sizeof err) == 0);
+    auto s = [&](tp_str v) { return std::string(tp_plan_str(&plan, v)); };
+    Decoded d;
+    d.meta = *plan.meta;
+    d.policy_path = s(plan.meta->policy_path);
+    d.compiler = s(plan.meta->compiler);
+    d.ns = *plan.ns;
+    d.landlock = *plan.landlock;
+    d.exec = *plan.exec;
+    d.features = plan.header->required_features;
+    d.min_abi = plan.header->min_landlock_abi;
+    for (uint32_t i = 0; i < plan.mount_count; i++) {
+        const tp_mount &m = plan.mounts[i];
+        d.mounts.push_back(MountStep{m.op, m.flags, s(m.path), s(m.source), s(m.anchor), {}});
+        d.mount_origins.push_back(m.origin);
+    }
+    for (uint32_t i = 0; i < plan.landlock_path_count; i++) {
+        const tp_landlock_path &r = plan.landlock_paths[i];
+        d.rules.push_back(LandlockRule{r.kind, r.access, r.flags, s(r.path), s(r.except), {}});
+        d.rule_origins.push_back(r.origin);
+    }
+    for (uint32_t i = 0; i < plan.env_count; i++)
+        d.env.push_back(EnvEntry{plan.env[i].op, s(plan.env[i].name), s(plan.env[i].value), plan.env[i].origin});
+    return d;
+}
+
+std::vector<uint8_t> encode(const Decoded &d)
+{
+    ir::PlanWriter w;
+    tp_meta meta = d.meta;
+    meta.policy_path = w.str(d.policy_path);
+    meta.compiler = w.str(d.compiler);
+    w.set_meta(meta);
+    w.set_namespaces(d.ns, true);
+    for (size_t i = 0; i < d.mounts.size(); i++) {
+        const MountStep &m = d.mounts[i];
+        tp_mount out{};
+        out.op = m.op;
+        out.flags = m.flags;
+        out.path = w.str(m.path);
+        out.source = w.str(m.source);
+        out.anchor = w.str(m.anchor);
+        out.origin = i < d.mount_origins.size() ? d.mount_origins[i] : tp_origin{};
+        w.add_mount(out);
+    }
+    w.set_mounts_required(true);
+    w.set_landlock(d.landlock, true);
+    for (size_t i = 0; i < d.rules.size(); i++) {
+        const LandlockRule &r = d.rules[i];
+        tp_landlock_path out{};
+        out.access = r.access;
+        out.kind = r.kind;
+        out.flags = r.flags;
+        out.path = w.str(r.path);
+        out.except = w.str(r.except);
+        out.origin = i < d.rule_origins.size() ? d.rule_origins[i] : tp_origin{};
+        w.add_landlock_path(out);
+    }
+    for (const EnvEntry &e : d.env)
+        w.add_env(tp_env{e.op, 0, w.str(e.name), w.str(e.value), e.origin});
+    w.set_exec(d.exec);
+    w.set_required_features(d.features);
+    w.set_min_landlock_abi(d.min_abi);
+    return w.finish();
+}
+
+LocatedPath rule_at(const std::string &path, uint32_t line) { return {path, SourcePos{"/w/policy.toml", line, 3}}; }
+
+Policy workspace_policy()
+{
+    Policy p;
+    p.source_path = "/w/policy.toml";
+    p.fs.writable_roots = {rule_at("/w", 4)};
+    p.fs.write_denies = {rule_at("/w/.git/hooks", 5)};
+    p.fs.read_denies = {rule_at("/home/u/.ssh", 6), rule_at("/w/secret", 7)};
+    p.fs.read_allows = {rule_at("/home/u/.ssh/pub", 8)};
+    p.fs.private_tmp.value = true;
+    p.env.passthrough = {{"PATH", {}}};
+    return p;
+}
+
+struct Fixture {
+    FakeHost host;
+    Policy policy = workspace_policy();
+    LowerOptions options;
+    std::vector<uint8_t> plan;
+
+    Fixture()
+    {
+        options.plan_path = "/w/plan.bin";
+        options.host = &host;
+        Diagnostics diags;
+        plan = lower_policy(policy, options, diags);
+        REQUIRE(!plan.empty());
+    }
+
+    // Verifies the plan after `edit`; returns the verifier's complaint ("" = accepted).
+    std::string verify_edited(const std::function<void(Decoded &)> &edit) const
+    {
+        Decoded d = decode(plan);
+        edit(d);
+        std::string err;
+        const bool ok = verify_plan(encode(d), policy, options, err);
+        CHECK(ok == err.empty());
+        return err;
+    }
+};
+
+MountStep &step_at(Decoded &d, uint32_t op, const std::string &path)
+{
+    auto it = std::find_if(d.mounts.begin(), d.mounts.end(),
+                           [&](const MountStep &m) { return m.op == op && m.path == path; });
+    REQUIRE(it != d.mounts.end());
+    return *it;
+}
+
+void drop_step(Decoded &d, uint32_t op, const std::string &path)
+{
+    const MountStep &victim = step_at(d, op, path);
+    const size_t index = static_cast<size_t>(&victim - d.mounts.data());
+    d.mounts.erase(d.mounts.begin() + static_cast<std::ptrdiff_t>(index));
+    d.mount_origins.erase(d.mount_origins.begin() + static_cast<std::ptrdiff_t>(index));
+}
+
+LandlockRule &rule_on(Decoded &d, uint32_t kind, const std::string &path)
+{
+    auto it = std::find_if(d.rules.begin(), d.rules.end(),
+                           [&](const LandlockRule &r) { return r.kind == kind && r.path == path; });
+    REQUIRE(it != d.rules.end());
+    return *it;
+}
+
+}  // namespace
+
+TEST_CASE("verify: the lowering's own plans pass, and the test's re-encoding is exact")
+{
+    Fixture f;
+    CHECK(encode(decode(f.plan)) == f.plan);
+    std::string err;
+    CHECK(verify_plan(f.plan, f.policy, f.options, err));
+    CHECK(err == "");
+
+    f.host.kinds = {{"/usr", HostKind::Directory}, {"/bin", HostKind::Symlink}, {"/lib64", HostKind::Symlink}};
+    f.host.links = {{"/bin", "usr/bin"}, {"/lib64", "/usr/lib64"}};
+    f.policy.fs.read_scope.value = ReadScope::Granted;
+    Diagnostics diags;
+    const std::vector<uint8_t> granted = lower_policy(f.policy, f.options, diags);
+    REQUIRE(!granted.empty());
+    CHECK(verify_plan(granted, f.policy, f.options, err));
+}
+
+TEST_CASE("verify: a corrupted Landlock rule is refused")
+{
+    Fixture f;
+    SUBCASE("an expansion that excepts the wrong child grants the denied one")
+    {
+        const std::string err = f.verify_edited([](Decoded &d) { rule_on(d, TP_LL_EXPAND, "/home/u").except = "pub"; });
+        CHECK(err.find("/home/u/.ssh") != std::string::npos);
+        CHECK(err.find("Landlock grants") != std::string::npos);
+    }
+    SUBCASE("a writable root that only gets read")
+    {
+        const std::string err =
+            f.verify_edited([](Decoded &d) { rule_on(d, TP_LL_PATH, "/w").access = kReadRights; });
+        CHECK(err.find("/w") != std::string::npos);
+    }
+    SUBCASE("file rights on an expanded directory reach its denied child")
+    {
+        const std::string err = f.verify_edited(
+            [](Decoded &d) { rule_on(d, TP_LL_PATH, "/home/u").access |= TP_LL_FS_READ_FILE; });
+        CHECK(err.find(".ssh") != std::string::npos);
+    }
+    SUBCASE("a right outside the handled set")
+    {
+        const std::string err =
+            f.verify_edited([](Decoded &d) { rule_on(d, TP_LL_PATH, "/tmp").access |= 1ull << 20; });
+        CAPTURE(err);
+        CHECK(err.find("handled") != std::string::npos);  // the reader or the verifier
+    }
+    SUBCASE("a rule moved to another path")
+    {
+        CHECK(f.verify_edited([](Decoded &d) { rule_on(d, TP_LL_PATH, "/home/u/.ssh/pub").path = "/home/u/.ssh"; }) !=
+              "");
+    }
+    SUBCASE("an expansion without its own READ_DIR rule")
+    {
+        const std::string err = f.verify_edited([](Decoded &d) {
+            d.rules.erase(std::find_if(d.rules.begin(), d.rules.end(), [](const LandlockRule &r) {
+                return r.kind == TP_LL_PATH && r.path == "/home";
+            }));
+            d.rule_origins.pop_back();
+        });
+        CHECK(err.find("READ_DIR") != std::string::npos);
+    }
+    SUBCASE("handled rights reduced")
+    {
+        const std::string err = f.verify_edited([](Decoded &d) { d.landlock.handled_access_fs = kReadRights; });
+        CAPTURE(err);
+        CHECK(err.find("handle") != std::string::npos);
+    }
+}
+
+TEST_CASE("verify: a dropped or misplaced mount step is refused")
+{
+    Fixture f;
+    SUBCASE("the mask of a read deny")
+    {
+        const std::string err = f.verify_edited([](Decoded &d) { drop_step(d, TP_MNT_MASK, "/home/u/.ssh"); });
+        CHECK(err.find("mount layer") != std::string::npos);
+    }
+    SUBCASE("a mount-only write deny")
+    {
+        const std::string err = f.verify_edited([](Decoded &d) { drop_step(d, TP_MNT_WRITE_DENY, "/w/.git/hooks"); });
+        CHECK(err.find("/w/.git/hooks") != std::string::npos);
+    }
+    SUBCASE("a mount-only read deny inside the writable root")
+    {
+        CHECK(f.verify_edited([](Decoded &d) { drop_step(d, TP_MNT_MASK, "/w/secret"); }) != "");
+    }
+    SUBCASE("the automatic write deny of the plan")
+    {
+        CHECK(f.verify_edited([](Decoded &d) { drop_step(d, TP_MNT_WRITE_DENY, "/w/plan.bin"); }) != "");
+    }
+    SUBCASE("the pin between the root and a write deny")
+    {
+        const std::string err = f.verify_edited([](Decoded &d) { drop_step(d, TP_MNT_PIN, "/w/.git"); });
+        CHECK(err.find("not pinned") != std::string::npos);
+    }
+    SUBCASE("the bind back of an allow inside a deny")
+    {
+        CHECK(f.verify_edited([](Decoded &d) { drop_step(d, TP_MNT_BIND, "/home/u/.ssh/pub"); }) != "");
+    }
+    SUBCASE("a child mounted before its parent's mask")
+    {
+        const std::string err = f.verify_edited([](Decoded &d) {
+            auto mask = std::find_if(d.mounts.begin(), d.mounts.end(),
+                                     [](const MountStep &m) { return m.path == "/home/u/.ssh"; });
+            auto bind = std::find_if(d.mounts.begin(), d.mounts.end(),
+                                     [](const MountStep &m) { return m.path == "/home/u/.ssh/pub"; });
+            REQUIRE(mask < bind);
+            std::iter_swap(mask, bind);
+        });
+        CHECK(err.find("covers the earlier step") != std::string::npos);
+    }
+    SUBCASE("an empty root instead of a read-only one")
+    {
+        CHECK(f.verify_edited([](Decoded &d) { d.mounts[0].op = TP_MNT_ROOT_EMPTY; }) != "");
+    }
+    SUBCASE("a write deny anchored at a directory that is not a writable mount")
+    {
+        const std::string err =
+            f.verify_edited([](Decoded &d) { step_at(d, TP_MNT_WRITE_DENY, "/w/.git/hooks").anchor = "/w/.git"; });
+        CHECK(err.find("anchor") != std::string::npos);
+    }
+    SUBCASE("both absent-target flags")
+    {
+        const std::string err = f.verify_edited([](Decoded &d) {
+            step_at(d, TP_MNT_WRITE_DENY, "/w/.git/hooks").flags |= TP_MNTF_MATERIALIZE_DIR;
+        });
+        CHECK(err.find("absent-target") != std::string::npos);
+    }
+    SUBCASE("a path that is not normalised")
+    {
+        const std::string err =
+            f.verify_edited([](Decoded &d) { step_at(d, TP_MNT_MASK, "/w/secret").path = "/w/./secret"; });
+        CHECK(err.find("normalised") != std::string::npos);
+    }
+}
+
+TEST_CASE("verify: damaged bytes are refused by the reader")
+{
+    Fixture f;
+    std::vector<uint8_t> cut(f.plan.begin(), f.plan.end() - 8);
+    std::string err;
+    CHECK_FALSE(verify_plan(cut, f.policy, f.options, err));
+    CHECK(err.find("plan reader") != std::string::npos);
+}
+
+namespace {
+
+std::string describe(const Policy &p)
+{
+    std::string out = p.fs.read_scope.value == ReadScope::Granted ? "granted" : "all";
+    out += p.fs.materialize.value ? " materialize" : "";
+    out += p.fs.private_tmp.value ? " private_tmp" : "";
+    out += p.process.isolate_proc.value ? " isolate_proc" : "";
+    auto list = [&](const char *name, const std::vector<LocatedPath> &paths) {
+        out += std::string(" ") + name + "=[";
+        for (const LocatedPath &l : paths)
+            out += l.value + " ";
+        out += "]";
+    };
+    list("allow", p.fs.read_allows);
+    list("deny", p.fs.read_denies);
+    list("roots", p.fs.writable_roots);
+    list("wdeny", p.fs.write_denies);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("verify: random policies over a small path universe all lower and verify")
+{
+    const std::vector<std::string> universe = {
+        "/",         "/a",          "/a/b",           "/a/b/c",         "/a/b/c/d",  "/a/d",
+        "/tmp",      "/tmp/p",      "/tmp/p/q",       "/dev",           "/dev/shm",  "/dev/null",
+        "/proc",     "/proc/sys",   "/usr",           "/usr/bin",       "/bin",      "/bin/sh",
+        "/lib",      "/etc",        "/etc/shadow",    "/home/u",        "/home/u/w", "/home/u/w/.git",
+        "/home/u/w/.git/hooks",     "/home/u/w/.git/hooks/x",           "/home/u/w/policy.toml",
+        "/home/u/w/src/a.c"};
+    FakeHost host;
+    host.kinds = {{"/usr", HostKind::Directory},
+                  {"/bin", HostKind::Symlink},
+                  {"/lib", HostKind::Symlink},
+                  {"/home/u/w/policy.toml", HostKind::File}};
+    host.links = {{"/bin", "usr/bin"}, {"/lib", "/usr/lib"}};
+    std::mt19937 rng(20261130);
+    auto coin = [&] { return (rng() & 1u) != 0; };
+    auto pick = [&] {
+        std::vector<LocatedPath> out;
+        const auto n = static_cast<unsigned>(rng() % 5);
+        for (unsigned i = 0; i < n; i++) {
+            const std::string &p = universe[rng() % universe.size()];
+            if (std::none_of(out.begin(), out.end(), [&](const LocatedPath &l) { return l.value == p; }))
+                out.push_back(rule_at(p, i + 1));
+        }
+        return out;
+    };
+    for (int round = 0; round < 2000; round++) {
+        Policy p;
+        p.source_path = "/home/u/w/policy.toml";
+        p.fs.read_scope.value = coin() ? ReadScope::Granted : ReadScope::All;
+        p.fs.materialize.value = coin();
+        p.fs.private_tmp.value = coin();
+        p.process.isolate_proc.value = coin();
+        p.process.isolate_pids.value = coin();
+        p.fs.read_allows = pick();
+        p.fs.read_denies = pick();
+        p.fs.writable_roots = pick();
+        p.fs.write_denies = pick();
+        LowerOptions options;
+        options.plan_path = coin() ? "/home/u/w/plan.bin" : "";
+        options.host = &host;
+        Diagnostics diags;
+        const std::vector<uint8_t> plan = lower_policy(p, options, diags);
+        CAPTURE(round);
+        CAPTURE(describe(p));
+        CAPTURE((diags.all().empty() ? std::string() : diags.all().back().message));
+        REQUIRE(!plan.empty());
+    }
+}
