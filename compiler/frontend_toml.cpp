@@ -118,6 +118,11 @@ private:
     void read_bool(const toml::key &key, const toml::node &node, Located<bool> &out);
     void read_read_scope(const toml::node &node, Located<ReadScope> &out);
     void read_path_list(const toml::key &key, const toml::node &node, std::vector<LocatedPath> &out);
+    void read_deny_list(const toml::key &key, const toml::node &node, std::vector<LocatedPath> &out,
+                        std::vector<std::string> &file_targets);
+    std::optional<std::string> read_deny_table(const toml::key &key, const toml::table &entry, bool &is_file);
+    bool add_path(const toml::key &key, const std::string &raw, const toml::node &element,
+                  std::vector<LocatedPath> &out, std::vector<std::string> &raw_of_kept);
     void read_name_list(const toml::key &key, const toml::node &node, std::vector<Located<std::string>> &out);
     void read_env_set(const toml::key &key, const toml::node &node, EnvPolicy &env);
     void for_each_string(const toml::key &key, const toml::node &node,
@@ -231,15 +236,18 @@ void Reader::read_filesystem(const toml::table &table, FilesystemPolicy &fs) {
     auto paths = [&](std::vector<LocatedPath> &out) {
         return [&](const toml::key &key, const toml::node &node) { read_path_list(key, node, out); };
     };
+    auto denies = [&](std::vector<LocatedPath> &out) {
+        return [&](const toml::key &key, const toml::node &node) { read_deny_list(key, node, out, fs.file_targets); };
+    };
     auto flag = [&](Located<bool> &out) {
         return [&](const toml::key &key, const toml::node &node) { read_bool(key, node, out); };
     };
     const std::vector<Field> fields = {
         {"read_scope", [&](const toml::key &, const toml::node &node) { read_read_scope(node, fs.read_scope); }},
         {"read_allows", paths(fs.read_allows)},
-        {"read_denies", paths(fs.read_denies)},
+        {"read_denies", denies(fs.read_denies)},
         {"writable_roots", paths(fs.writable_roots)},
-        {"write_denies", paths(fs.write_denies)},
+        {"write_denies", denies(fs.write_denies)},
         {"materialize", flag(fs.materialize)},
         {"private_tmp", flag(fs.private_tmp)},
     };
@@ -326,24 +334,93 @@ void Reader::for_each_string(const toml::key &key, const toml::node &node,
 void Reader::read_path_list(const toml::key &key, const toml::node &node, std::vector<LocatedPath> &out) {
     std::vector<std::string> raw_of_kept;
     for_each_string(key, node, [&](const std::string &raw, const toml::node &element) {
-        PathError err;
-        std::optional<std::string> path = resolve_policy_path(raw, key.str(), base_dir_, home_, err);
-        if (!path) {
-            diags_.error(pos(element.source()), std::move(err.message), std::move(err.rule_id));
-            return;
-        }
-        auto first = std::find_if(out.begin(), out.end(), [&](const LocatedPath &p) { return p.value == *path; });
-        if (first != out.end()) {
-            const std::string &first_raw = raw_of_kept[static_cast<size_t>(first - out.begin())];
-            std::string message = quoted(raw) + " is already listed in " + quoted(key.str()) + " at line " +
-                                  std::to_string(first->pos.line);
-            if (first_raw != raw) message += " (as " + quoted(first_raw) + ")";
-            diags_.warning(pos(element.source()), message + "; this copy is ignored", "duplicate");
-            return;
-        }
-        out.push_back({*path, pos(element.source())});
-        raw_of_kept.push_back(raw);
+        add_path(key, raw, element, out, raw_of_kept);
     });
+}
+
+// Resolves `raw` and appends it to `out` unless it is already there (a warning). Returns
+// whether the path was kept.
+bool Reader::add_path(const toml::key &key, const std::string &raw, const toml::node &element,
+                      std::vector<LocatedPath> &out, std::vector<std::string> &raw_of_kept) {
+    PathError err;
+    std::optional<std::string> path = resolve_policy_path(raw, key.str(), base_dir_, home_, err);
+    if (!path) {
+        diags_.error(pos(element.source()), std::move(err.message), std::move(err.rule_id));
+        return false;
+    }
+    auto first = std::find_if(out.begin(), out.end(), [&](const LocatedPath &p) { return p.value == *path; });
+    if (first != out.end()) {
+        const std::string &first_raw = raw_of_kept[static_cast<size_t>(first - out.begin())];
+        std::string message = quoted(raw) + " is already listed in " + quoted(key.str()) + " at line " +
+                              std::to_string(first->pos.line);
+        if (first_raw != raw) message += " (as " + quoted(first_raw) + ")";
+        diags_.warning(pos(element.source()), message + "; this copy is ignored", "duplicate");
+        return false;
+    }
+    out.push_back({*path, pos(element.source())});
+    raw_of_kept.push_back(raw);
+    return true;
+}
+
+// read_denies / write_denies: each element is a path string, or `{ path = "...", type = "file" }`
+// for a target that materialize must create as a file (the default is a directory).
+void Reader::read_deny_list(const toml::key &key, const toml::node &node, std::vector<LocatedPath> &out,
+                            std::vector<std::string> &file_targets) {
+    const toml::array *array = node.as_array();
+    if (array == nullptr) {
+        type_error(node, key.str(), "an array of paths");
+        return;
+    }
+    std::vector<std::string> raw_of_kept;
+    for (size_t i = 0; i < array->size(); ++i) {
+        const toml::node &element = *array->get(i);
+        if (const toml::value<std::string> *text = element.as_string()) {
+            add_path(key, text->get(), element, out, raw_of_kept);
+            continue;
+        }
+        if (const toml::table *entry = element.as_table()) {
+            bool is_file = false;
+            std::optional<std::string> raw = read_deny_table(key, *entry, is_file);
+            if (raw && add_path(key, *raw, element, out, raw_of_kept) && is_file)
+                file_targets.push_back(out.back().value);
+            continue;
+        }
+        diags_.error(pos(element.source()),
+                     quoted(key.str()) + " must be an array of paths or { path, type } tables; element " +
+                         std::to_string(i + 1) + " is " + type_phrase(element.type()),
+                     "type");
+    }
+}
+
+// `{ path = "...", type = "file" | "dir" }`: returns the raw path, or nullopt after reporting.
+std::optional<std::string> Reader::read_deny_table(const toml::key &key, const toml::table &entry, bool &is_file) {
+    static const std::vector<std::string> known = {"path", "type"};
+    bool ok = true;
+    for (const auto &[name, value] : entry) {
+        if (std::find(known.begin(), known.end(), name.str()) != known.end())
+            continue;
+        std::string message = "unknown key " + quoted(name.str()) + " in an entry of " + quoted(key.str());
+        const std::string suggestion = closest_match(std::string(name.str()), known);
+        if (!suggestion.empty()) message += "; did you mean \"" + suggestion + "\"?";
+        diags_.error(pos(name.source()), std::move(message), "unknown-key");
+        ok = false;
+    }
+    const toml::node *path = entry.get("path");
+    if (path == nullptr || !path->is_string()) {
+        diags_.error(pos(entry.source()), "an entry of " + quoted(key.str()) + " needs path = \"...\"", "type");
+        return std::nullopt;
+    }
+    if (const toml::node *type = entry.get("type")) {
+        const std::optional<std::string> kind = type->value<std::string>();
+        if (!kind || (*kind != "file" && *kind != "dir")) {
+            diags_.error(pos(type->source()), "type must be \"file\" or \"dir\"", "value");
+            ok = false;
+        } else {
+            is_file = *kind == "file";
+        }
+    }
+    if (!ok) return std::nullopt;
+    return path->value<std::string>();
 }
 
 void Reader::read_name_list(const toml::key &key, const toml::node &node, std::vector<Located<std::string>> &out) {

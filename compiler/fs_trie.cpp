@@ -165,10 +165,13 @@ Level FsTrie::level_at(std::string_view path) const { return deepest_ancestor(pa
 
 namespace {
 
-void add_paths(FsTrie &trie, const std::vector<LocatedPath> &paths, RuleKind kind)
+void add_paths(FsTrie &trie, const std::vector<LocatedPath> &paths, RuleKind kind,
+               const std::vector<std::string> &file_targets = {})
 {
-    for (const LocatedPath &p : paths)
-        trie.add(p.value, FsRule{kind, p.pos});
+    for (const LocatedPath &p : paths) {
+        const bool file = std::find(file_targets.begin(), file_targets.end(), p.value) != file_targets.end();
+        trie.add(p.value, FsRule{kind, p.pos, false, file});
+    }
 }
 
 bool inside_writable_root(const Policy &policy, const std::string &path)
@@ -199,8 +202,8 @@ FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path)
 
     add_paths(trie, policy.fs.read_allows, RuleKind::ReadAllow);
     add_paths(trie, policy.fs.writable_roots, RuleKind::WritableRoot);
-    add_paths(trie, policy.fs.read_denies, RuleKind::ReadDeny);
-    add_paths(trie, policy.fs.write_denies, RuleKind::WriteDeny);
+    add_paths(trie, policy.fs.read_denies, RuleKind::ReadDeny, policy.fs.file_targets);
+    add_paths(trie, policy.fs.write_denies, RuleKind::WriteDeny, policy.fs.file_targets);
 
     // An agent must not be able to weaken its own sandbox (DESIGN §5).
     const SourcePos implied{policy.source_path, 0, 0};

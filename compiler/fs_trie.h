@@ -44,7 +44,7 @@ struct FsRule {
     RuleKind kind;
     SourcePos pos;
     bool implied = false;     // added by the compiler, not written in the policy
-    bool known_file = false;  // the compiler knows the target is a regular file (policy file, plan)
+    bool known_file = false;  // a regular file: the policy file, the plan, or `type = "file"`
 };
 
 struct FsNode {

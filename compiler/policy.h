@@ -40,6 +40,9 @@ struct FilesystemPolicy {
     std::vector<LocatedPath> read_denies;
     std::vector<LocatedPath> writable_roots;
     std::vector<LocatedPath> write_denies;
+    // Deny targets the policy declares to be regular files (`{ path = "...", type = "file" }`
+    // in read_denies or write_denies): materialize creates them as empty files, not directories.
+    std::vector<std::string> file_targets;
     Located<bool> materialize{false, {}};
     Located<bool> private_tmp{false, {}};
 };

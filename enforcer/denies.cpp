@@ -1,4 +1,5 @@
-/* enforcer/denies.cpp — PIN, WRITE_DENY and MASK steps, and materialize.
+/* enforcer/denies.cpp — PIN, WRITE_DENY and MASK steps, and materialize (of any of them
+ * that carries TP_MNTF_MATERIALIZE_*).
  *
  * A step with an anchor (the writable root it lies in) walks below the anchor one component
  * at a time without following symlinks (paths.h). Where the walk stops decides the mount:
@@ -38,17 +39,12 @@ struct anchored {
     int fd;              /* O_PATH of the anchor */
 };
 
-const char *path_of(const mount_tree *t, const tp_mount *m)
-{
-    return tp_plan_str(t->ctx->plan, m->path);
-}
-
 /* Opens the step's anchor from `root`; preflight checked that path lies beneath it. */
 anchored open_anchor(const mount_tree *t, const tp_mount *m, int root)
 {
     anchored a;
     a.anchor = tp_plan_str(t->ctx->plan, m->anchor);
-    a.rel = path_below(path_of(t, m), a.anchor);
+    a.rel = path_below(step_path(t, m), a.anchor);
     a.fd = open_in_root(root, a.anchor, O_PATH | O_DIRECTORY);
     return a;
 }
@@ -97,7 +93,7 @@ void mask_directory(mount_tree *t, const tp_mount *m, int fd)
         close(tmpfs);
         return;
     }
-    register_tmpfs(t, path_of(t, m), tmpfs, true);
+    register_tmpfs(t, step_path(t, m), tmpfs, true);
 }
 
 void mask_existing(mount_tree *t, const tp_mount *m, int fd)
@@ -166,7 +162,7 @@ void pin_found(mount_tree *t, const tp_mount *m, int fd)
 void run_deny(mount_tree *t, const tp_mount *m, void (*found)(mount_tree *, const tp_mount *, int))
 {
     if (m->anchor.len == 0) {
-        int fd = open_in_root(t->root, path_of(t, m), O_PATH);
+        int fd = open_in_root(t->root, step_path(t, m), O_PATH);
         if (fd >= 0) {
             found(t, m, fd);
             close(fd);
@@ -181,11 +177,10 @@ void run_deny(mount_tree *t, const tp_mount *m, void (*found)(mount_tree *, cons
         return;
     }
     walk_result r = walk_beneath(a.fd, a.rel);
-    if (m->op == TP_MNT_PIN && r.end != WALK_FOUND) {
-        /* Nothing to pin: the deny step below it masks the symlink or the absent name. */
-    } else {
+    /* A PIN stops where its path does not lead to a directory: the deny step below it masks
+     * the symlink or the absent name there. */
+    if (m->op != TP_MNT_PIN || r.end == WALK_FOUND)
         deny_at_walk_end(t, m, a, r, found);
-    }
     if (r.fd >= 0)
         close(r.fd);
     close(a.fd);
@@ -223,7 +218,7 @@ void materialize_targets(mount_tree *t)
     const tp_plan *plan = t->ctx->plan;
     for (uint32_t i = 0; i < plan->mount_count; i++) {
         const tp_mount *m = &plan->mounts[i];
-        bool deny = m->op == TP_MNT_WRITE_DENY || m->op == TP_MNT_MASK;
+        bool deny = m->op == TP_MNT_WRITE_DENY || m->op == TP_MNT_MASK || m->op == TP_MNT_PIN;
         if (deny && m->anchor.len != 0 && (m->flags & (TP_MNTF_MATERIALIZE_DIR | TP_MNTF_MATERIALIZE_FILE)))
             materialize_one(t, m);
     }

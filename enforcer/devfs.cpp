@@ -31,11 +31,6 @@ constexpr dev_symlink kDevSymlinks[] = {
 
 constexpr uint64_t kNoSuidDevExec = kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV | kuapi::MOUNT_ATTR_NOEXEC;
 
-const char *path_of(const mount_tree *t, const tp_mount *m)
-{
-    return tp_plan_str(t->ctx->plan, m->path);
-}
-
 /* Mounts a new filesystem at `path` (created if it lies in a tmpfs the enforcer made). */
 int mount_new_filesystem(mount_tree *t, const char *path, const char *type, const fs_option *options,
                          size_t count, uint64_t attrs)
@@ -124,7 +119,7 @@ void capture_dev_nodes(int (&fds)[kDevNodeCount])
 
 void step_dev(mount_tree *t, const tp_mount *m, captured_source *c)
 {
-    const char *path = path_of(t, m);
+    const char *path = step_path(t, m);
     const fs_option mode = {"mode", "0755"};
     int dev = mount_new_filesystem(t, path, "tmpfs", &mode, 1, kNoSuidDevExec);
     if (dev < 0) {
@@ -144,10 +139,10 @@ void step_dev(mount_tree *t, const tp_mount *m, captured_source *c)
 void step_proc(mount_tree *t, const tp_mount *m)
 {
     if (!t->ctx->pid_ns) {
-        warn("isolate_proc: %s is not replaced: the sandbox has no PID namespace", path_of(t, m));
+        warn("isolate_proc: %s is not replaced: the sandbox has no PID namespace", step_path(t, m));
         return;
     }
-    int proc = mount_new_filesystem(t, path_of(t, m), "proc", nullptr, 0, kNoSuidDevExec);
+    int proc = mount_new_filesystem(t, step_path(t, m), "proc", nullptr, 0, kNoSuidDevExec);
     if (proc < 0)
         step_failed(t, m, "procfs", errno);
     else
@@ -157,10 +152,10 @@ void step_proc(mount_tree *t, const tp_mount *m)
 void step_tmpfs(mount_tree *t, const tp_mount *m)
 {
     const fs_option mode = {"mode", "1777"};
-    int tmpfs = mount_new_filesystem(t, path_of(t, m), "tmpfs", &mode, 1,
+    int tmpfs = mount_new_filesystem(t, step_path(t, m), "tmpfs", &mode, 1,
                                      kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV);
     if (tmpfs < 0)
         step_failed(t, m, "tmpfs", errno);
     else
-        register_tmpfs(t, path_of(t, m), tmpfs, false);
+        register_tmpfs(t, step_path(t, m), tmpfs, false);
 }

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,8 +38,10 @@ arguments parse_arguments(int argc, char **argv)
     arguments args = {false, nullptr, nullptr};
     int i = 1;
     if (i < argc && strcmp(argv[i], "--help") == 0) {
-        printf("%s\n", kUsage);
-        _exit(0);
+        char line[sizeof kUsage + 1];
+        memcpy(line, kUsage, sizeof kUsage - 1);
+        line[sizeof kUsage - 1] = '\n';
+        _exit(write(STDOUT_FILENO, line, sizeof kUsage) == (ssize_t)sizeof kUsage ? 0 : 1);
     }
     if (i < argc && strcmp(argv[i], "--strict") == 0) {
         args.strict = true;

@@ -65,7 +65,7 @@ bool mount_step_required(const tp_plan *plan, const tp_mount *m)
 void step_failed(const mount_tree *t, const tp_mount *m, const char *what, int err)
 {
     const tp_plan *plan = t->ctx->plan;
-    const char *path = tp_plan_str(plan, m->path);
+    const char *path = step_path(t, m);
     char origin[64];
     origin_text(m->origin.line, m->origin.col, origin, sizeof origin);
     if (must_not_degrade(t->ctx, mount_step_required(plan, m)))

@@ -39,6 +39,12 @@ struct mount_tree {
     uint32_t tmpfs_capacity;
 };
 
+/* The step's target path in the sandbox. */
+inline const char *step_path(const mount_tree *t, const tp_mount *m)
+{
+    return tp_plan_str(t->ctx->plan, m->path);
+}
+
 /* The policy field a step implements, for messages ("write_denies", "read_denies", …). */
 const char *mount_step_label(const tp_mount *m);
 

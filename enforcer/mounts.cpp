@@ -27,11 +27,12 @@ void capture_bind_source(const run_ctx *ctx, const tp_mount *m, captured_source 
 {
     const char *source = tp_plan_str(ctx->plan, m->source);
     c->fd = sys_open_tree(AT_FDCWD, source, kuapi::OPEN_TREE_CLONE | kuapi::OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-    if (c->fd >= 0 || (errno == ENOENT && (m->flags & TP_MNTF_OPTIONAL)))
+    int err = errno;
+    if (c->fd >= 0 || (err == ENOENT && (m->flags & TP_MNTF_OPTIONAL)))
         return;
     char origin[64];
     refuse("%s %s%s: cannot use %s: %s", mount_step_label(m), tp_plan_str(ctx->plan, m->path),
-           origin_text(m->origin.line, m->origin.col, origin, sizeof origin), source, strerror(errno));
+           origin_text(m->origin.line, m->origin.col, origin, sizeof origin), source, strerror(err));
 }
 
 void capture_sources(mount_tree *t)
@@ -105,7 +106,7 @@ void step_bind(mount_tree *t, const tp_mount *m, captured_source *c)
         step_failed(t, m, "mount_setattr", errno);
         return;
     }
-    int target = mountpoint_for(t, tp_plan_str(t->ctx->plan, m->path), S_ISDIR(st.st_mode));
+    int target = mountpoint_for(t, step_path(t, m), S_ISDIR(st.st_mode));
     if (target < 0) {
         step_failed(t, m, "mountpoint", errno);
         return;
@@ -119,7 +120,7 @@ void step_symlink(mount_tree *t, const tp_mount *m)
 {
     const char *target = tp_plan_str(t->ctx->plan, m->source);
     const char *name = nullptr;
-    int parent = parent_in_tmpfs(t, tp_plan_str(t->ctx->plan, m->path), &name);
+    int parent = parent_in_tmpfs(t, step_path(t, m), &name);
     if (parent < 0) {
         step_failed(t, m, "parent directory in a tmpfs of the sandbox", errno);
         return;

@@ -68,7 +68,7 @@ void settle(const run_ctx *ctx, const loss_list *list)
                 strncat(names, ", ", sizeof names - strlen(names) - 1);
             strncat(names, list->items[j].what, sizeof names - strlen(names) - 1);
         }
-        warn("not enforced: %s (this host refuses %s: %s)", names, list->items[i].needs, list->items[i].why);
+        warn("not enforced: %s (%s)", names, list->items[i].why);
     }
 }
 

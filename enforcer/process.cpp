@@ -24,9 +24,8 @@ namespace {
 constexpr const char *kDefaultPath = "/usr/local/bin:/bin:/usr/bin";
 
 struct env_list {
-    char **vars;      /* "NAME=value", NULL-terminated */
+    char **vars;  /* "NAME=value", room for every inherited and planned variable and a NULL */
     size_t count;
-    size_t capacity;
 };
 
 size_t environ_count()
@@ -60,8 +59,7 @@ char **build_environment(const tp_plan *plan)
     bool inherit = plan->exec && (plan->exec->flags & TP_EXEC_INHERIT_ENV);
     size_t inherited = inherit ? environ_count() : 0;
     env_list env;
-    env.capacity = inherited + plan->env_count + 1;
-    env.vars = (char **)arena_alloc(env.capacity * sizeof(char *));
+    env.vars = (char **)arena_alloc((inherited + plan->env_count + 1) * sizeof(char *));
     env.count = 0;
     for (size_t i = 0; i < inherited; i++)
         if (strchr(environ[i], '=') != nullptr)

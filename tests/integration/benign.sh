@@ -59,6 +59,9 @@ expect python ok "python3"
 expect python.data 45
 expect hooks_create "$DENIED_WRITE" "the forbidden thing still fails in the same run"
 expect outside_create "$DENIED_WRITE"
+IN_DIR=$W sbx "$T/plan" /bin/sh -c 'echo relative > rel.txt && cat rel.txt'
+expect_rc 0 "launched from the workspace: a relative write works"
+check_content "rel.txt written" "$W/rel.txt" relative
 check "the commit is in the repository" \
     sh -c "git -c safe.directory='*' -C '$W' log --oneline | grep -q ' x$'"
 check "the compiled binary is in the workspace" test -x "$W/hello"

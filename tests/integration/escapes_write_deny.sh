@@ -113,4 +113,30 @@ check_not "no renamed .git" test -e "$W/git.old"
 check "the commit is in the repository" \
     sh -c "git -c safe.directory='*' -C '$W' log --oneline | grep -q ' x$'"
 
+section "launched from inside the protected directories (the inherited cwd)"
+# A working directory taken before the mounts would point below them, at the writable host
+# directory; the sandbox must not keep it.
+mkdir -p "$W/secrets"
+echo topsecret >"$W/secrets/key"
+cat >"$T/cwd.toml" <<EOF
+version = 1
+[filesystem]
+writable_roots = ["ws"]
+write_denies = ["ws/.git/hooks"]
+read_denies = ["ws/secrets"]
+EOF
+compile "$T/cwd.toml" "$T/cwd.plan" || it_finish
+hooks_before=$(tree_sum "$W/.git/hooks")
+IN_DIR=$W/.git/hooks sbx "$T/cwd.plan" /bin/sh -c \
+    'echo x > pre-commit; echo x >> pre-commit.sample; mkdir sub; echo cwd=$(pwd)'
+expect_rc 0 "sandbox exit status"
+check_match "the command ran in the same directory" "^cwd=$W/.git/hooks\$" "$OUT"
+check_eq ".git/hooks unchanged after writes relative to the inherited cwd" "$hooks_before" \
+    "$(tree_sum "$W/.git/hooks")"
+IN_DIR=$W/secrets sbx "$T/cwd.plan" /bin/sh -c 'cat key; ls -A; echo done'
+expect_rc 0 "sandbox exit status"
+check_no_match "the denied file is not readable relative to the inherited cwd" topsecret "$OUT"
+check_no_match "... nor listed" '^key$' "$OUT"
+check_match "the command ran" '^done$' "$OUT"
+
 it_finish

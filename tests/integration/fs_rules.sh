@@ -20,14 +20,17 @@ echo outside >"$T/outside/o.txt"
 echo existing >"$T/proj/ws/existing.txt"
 echo keep >"$T/proj/ws/ro/keep.txt"
 echo keep >"$T/proj/ws/ro/sub/keep.txt"
+mkdir -p "$T/home2/proj"
+echo home2-secret >"$T/home2/secret.txt"
+echo work >"$T/home2/proj/work.txt"
 
 cat >"$T/proj/all.toml" <<EOF
 version = 1
 [filesystem]
 read_scope = "all"
-read_denies = ["$T/data/secret.txt", "$T/data/secretdir", "$T/data/hidden", "~/.ssh"]
+read_denies = ["$T/data/secret.txt", "$T/data/secretdir", "$T/data/hidden", "~/.ssh", "$T/home2"]
 read_allows = ["$T/data/secretdir/allowed"]
-writable_roots = ["ws"]
+writable_roots = ["ws", "$T/home2/proj"]
 write_denies = ["ws/ro"]
 EOF
 
@@ -46,6 +49,10 @@ $PROBE hidden_file read $T/data/hidden/h.txt
 $PROBE tilde_deny read $T/home/.ssh/id_rsa
 $PROBE tilde_ls ls $T/home/.ssh
 $PROBE home_other read $T/home/notes.txt
+$PROBE home2_secret read $T/home2/secret.txt
+$PROBE home2_ls ls $T/home2
+$PROBE home2_work read $T/home2/proj/work.txt
+$PROBE home2_write write $T/home2/proj/new.txt
 $PROBE ws_read read $T/proj/ws/existing.txt
 $PROBE ws_write write $T/proj/ws/new.txt
 $PROBE ws_mkdir mkdir $T/proj/ws/newdir
@@ -62,6 +69,9 @@ $PROBE out_mkdir mkdir $T/outside/newdir
 $PROBE policy_dir_create create $T/proj/new.txt
 $PROBE data_truncate truncate $T/data/pub.txt
 t shell_write sh -c 'echo hi > $T/proj/ws/shell.txt && cat $T/proj/ws/shell.txt'
+$PROBE dev_ls ls /dev
+$PROBE dev_null write /dev/null
+$PROBE mknod_ws mknod $T/proj/ws/null
 t shell_denied sh -c 'echo hi > $T/outside/shell.txt'
 EOF
 expect_rc 0 "sandbox exit status"
@@ -81,6 +91,10 @@ expect hidden_file "$DENIED_READ"
 expect tilde_deny "$DENIED_READ" "~ is the compiling user's HOME"
 expect tilde_ls.names "|<missing>"
 expect home_other ok
+expect home2_secret "$DENIED_READ" "a read-denied directory that holds a writable root"
+expect home2_ls.names "(proj)?|<missing>"
+expect home2_work ok "the writable root inside it is readable"
+expect home2_write ok "... and writable"
 expect ws_read ok
 expect ws_write ok
 expect ws_mkdir ok
@@ -99,6 +113,10 @@ expect data_truncate "$DENIED_WRITE"
 expect shell_write ok
 expect shell_write.data hi
 expect shell_denied 'fail\([0-9]+\)'
+expect_not dev_ls.names '(.*,)?([shv]d[a-z][0-9]*|nvme.*|loop[0-9]*|mem|kmem|port|kmsg|dm-[0-9]+|sg[0-9]+)(,.*)?' \
+    "/dev holds no block devices, no memory devices"
+expect dev_null ok "/dev/null is writable"
+expect mknod_ws "EPERM|EACCES|EROFS" "no device node can be made, even in a writable root"
 check_content "ws/new.txt written through the relative root" "$T/proj/ws/new.txt" probe
 check "ws/newdir/f exists" test -f "$T/proj/ws/newdir/f"
 check_content "ws/ro/keep.txt unchanged" "$T/proj/ws/ro/keep.txt" keep

@@ -223,6 +223,27 @@ static int op_ns_unmount_create(const char *dir, const char *name) {
     return WEXITSTATUS(status) == 0 ? report(0) : fail_with(WEXITSTATUS(status));
 }
 
+/* Writes a file's own content back into it: a write that changes nothing when it succeeds,
+ * safe to try on a global setting such as /proc/sys/kernel/core_pattern. */
+static int op_rewrite(const char *path) {
+    char buf[4096];
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        printf("%s.step=read\n", label);
+        return report(-1);
+    }
+    ssize_t n = read(fd, buf, sizeof buf);
+    close(fd);
+    if (n <= 0) return fail_with(n < 0 ? errno : ENODATA);
+    fd = open(path, O_WRONLY);
+    if (fd < 0) return report(-1);
+    ssize_t w = write(fd, buf, (size_t)n);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return report(w == n ? 0 : -1);
+}
+
 /* Attaches to another process with ptrace (then detaches). */
 static int op_ptrace(const char *pid_text) {
     pid_t pid = (pid_t)strtol(pid_text, NULL, 10);
@@ -412,6 +433,7 @@ int main(int argc, char **argv) {
     if (strcmp(op, "opath-link") == 0 && b) return op_opath_link(a, b);
     if (strcmp(op, "opath-create") == 0 && b) return op_opath_create(a, b);
     if (strcmp(op, "ns-unmount-create") == 0 && b) return op_ns_unmount_create(a, b);
+    if (strcmp(op, "rewrite") == 0) return op_rewrite(a);
     if (strcmp(op, "ptrace") == 0) return op_ptrace(a);
     if (strcmp(op, "mem-open") == 0) return op_mem_open(a);
     if (strcmp(op, "handle") == 0) return op_handle(a);

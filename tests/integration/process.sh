@@ -28,7 +28,8 @@ t self_status sh -c 'grep -c ^Pid: /proc/self/status'
 $PROBE ptrace_init ptrace 1
 $PROBE mem_init mem-open 1
 $PROBE init_fds ls /proc/1/fd
-$PROBE init_cwd ls /proc/1/cwd
+$PROBE core_pattern rewrite /proc/sys/kernel/core_pattern
+$PROBE aslr rewrite /proc/sys/kernel/randomize_va_space
 EOF
 expect_rc 0 "sandbox exit status"
 expect pid.data '[1-9]' "\$\$ inside is small"
@@ -38,6 +39,8 @@ expect host_pid 'fail\([0-9]+\)' "the host's processes are invisible (host pid $
 expect self_status.data 1 "/proc works for the sandbox's own processes"
 expect ptrace_init "EPERM|EACCES" "ptrace the sandbox's init (it holds the mount namespace)"
 expect mem_init "EPERM|EACCES" "open /proc/1/mem for writing"
+expect core_pattern "EACCES|EPERM|EROFS" "write a global sysctl (kernel.core_pattern, same value)"
+expect aslr "EACCES|EPERM|EROFS" "write kernel.randomize_va_space (same value)"
 expect init_fds.names "<missing>|(0)?(,1)?(,2)?" "init holds no descriptor the command can reach"
 
 section "exit statuses"
@@ -106,6 +109,26 @@ expect_rc 0 "sandbox exit status"
 check_match "fd 5 of the launcher is closed inside" '^fd5=closed$' "$OUT"
 check_no_match "the secret behind fd 5 is not readable" fd-secret "$OUT"
 check_match "only 0, 1, 2 (and ls's own) are open" '^0 1 2 3 $' "$OUT"
+
+section "kill -KILL -1 inside reaches only the sandbox"
+victim=tartaros-it-victim-$$-$RANDOM
+ln -s /bin/sleep "$W/$victim"
+give_to_user
+("${AS[@]}" "$W/$victim" 60 >/dev/null 2>&1 & echo $! >"$T/.runs/victim.pid"; wait) 2>/dev/null &
+IT_BG_PIDS+=($!)
+victim_pid=""
+for _ in $(seq 1 50); do
+    for p in $(descendants "${IT_BG_PIDS[-1]}"); do
+        IFS= read -r -d '' arg0 2>/dev/null <"/proc/$p/cmdline" && [ "$arg0" = "$W/$victim" ] && victim_pid=$p
+    done
+    [ -n "$victim_pid" ] && break
+    sleep 0.1
+done
+[ -n "$victim_pid" ] || die "the victim process did not start"
+sbx "$T/plan" /bin/sh -c 'kill -KILL -1; echo survived'
+expect_rc 0 "sandbox exit status"
+check_eq "the shell that sent kill -1 survives (POSIX)" survived "$OUT"
+check "the caller's own process $victim_pid outside the sandbox survives kill -1" test -d "/proc/$victim_pid"
 
 section "nothing outlives the sandbox (a daemon started with setsid)"
 daemon=tartaros-it-daemon-$$-$RANDOM

@@ -96,4 +96,21 @@ expect root_new ok
 check_eq "policy unchanged" "$policy_before" "$(sha256sum <"$C/policy.toml")"
 check "plan still there" test -s "$C/plan.bin"
 
+section "a plan copied into the root after compiling"
+# The compiler only knows the -o path; the plan the enforcer runs from is the one an agent
+# would have to modify to weaken its next run.
+compile "$W/policy.toml" "$T/outside.plan" || it_finish
+cp "$T/outside.plan" "$W/copied.plan"
+copied_before=$(sha256sum <"$W/copied.plan")
+sbx_script "$W/copied.plan" <<EOF
+$PROBE copied_append append $W/copied.plan
+$PROBE copied_unlink unlink $W/copied.plan
+$PROBE other_write write $W/new2.txt
+EOF
+expect_rc 0 "sandbox exit status"
+expect copied_append "$DENIED_WRITE" "modify the plan the sandbox runs from"
+expect copied_unlink "$DENIED_WRITE|EBUSY"
+expect other_write ok
+check_eq "the running plan unchanged" "$copied_before" "$(sha256sum <"$W/copied.plan" 2>&1)"
+
 it_finish

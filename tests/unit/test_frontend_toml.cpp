@@ -234,9 +234,9 @@ TEST_CASE("toml: wrong types name the expected type") {
     CHECK(only_error("version = 1\n[filesystem]\nmaterialize = \"yes\"\n") ==
           "3:15: error: 'materialize' must be a boolean (true or false), not a string [type]\n");
     CHECK(only_error("version = 1\n[filesystem]\nread_denies = \"~/.ssh\"\n") ==
-          "3:15: error: 'read_denies' must be an array of strings, not a string [type]\n");
+          "3:15: error: 'read_denies' must be an array of paths, not a string [type]\n");
     CHECK(only_error("version = 1\n[filesystem]\nwrite_denies = [\".git\", 3.5]\n") ==
-          "3:25: error: 'write_denies' must be an array of strings; element 2 is a float [type]\n");
+          "3:25: error: 'write_denies' must be an array of paths or { path, type } tables; element 2 is a float [type]\n");
     CHECK(only_error("version = 1\n[process]\nisolate_proc = 1979-05-27\n") ==
           "3:16: error: 'isolate_proc' must be a boolean (true or false), not a date [type]\n");
     CHECK(only_error("version = 1\n[env]\nset = [\"CI=1\"]\n") ==
@@ -384,7 +384,7 @@ set = { "A B" = "1" }
           "4:14: error: 'read_scope' must be \"all\" or \"granted\", not \"some\" [value]\n"
           "5:16: error: read_denies: '/a/*' contains the glob character '*'; globs are not supported on Linux "
           "(TartarOS has no glob engine): list each path [glob]\n"
-          "5:24: error: 'read_denies' must be an array of strings; element 2 is an integer [type]\n"
+          "5:24: error: 'read_denies' must be an array of paths or { path, type } tables; element 2 is an integer [type]\n"
           "6:15: error: 'materialize' must be a boolean (true or false), not an integer [type]\n"
           "7:2: error: 'network' is not supported by this version yet [unsupported]\n"
           "9:1: error: 'timeout' in [process] is not supported by this version yet [unsupported]\n"
@@ -427,4 +427,27 @@ TEST_CASE("toml: a policy with earlier diagnostics in the same collector still p
     diags.error({"other.toml", 1, 1}, "unrelated", "x");
     HomeGuard home("/home/agent");
     CHECK(parse_toml_policy_text("version = 1\n", kPolicyPath, diags));
+}
+
+TEST_CASE("toml: a deny entry may declare its target a file for materialize") {
+    Parsed parsed = parse("version = 1\n[filesystem]\nwritable_roots = [\".\"]\n"
+                          "write_denies = [\".git/hooks\", { path = \".git/config\", type = \"file\" },\n"
+                          "                { path = \".git/info\", type = \"dir\" }]\n"
+                          "read_denies = [{ path = \".env\", type = \"file\" }]\n");
+    REQUIRE(parsed.policy);
+    const FilesystemPolicy &fs = parsed.policy->fs;
+    REQUIRE(fs.write_denies.size() == 3);
+    CHECK(fs.write_denies[1].value == "/w/proj/.git/config");
+    check_at(fs.write_denies[1].pos, 4, 31);
+    CHECK(fs.file_targets == std::vector<std::string>{"/w/proj/.git/config", "/w/proj/.env"});
+}
+
+TEST_CASE("toml: malformed deny tables are refused with the key at fault") {
+    CHECK(only_error("version = 1\n[filesystem]\nwrite_denies = [{ pth = \"x\", path = \"y\" }]\n") ==
+          "3:19: error: unknown key 'pth' in an entry of 'write_denies'; did you mean \"path\"? [unknown-key]\n");
+    CHECK(only_error("version = 1\n[filesystem]\nwrite_denies = [{ type = \"file\" }]\n") ==
+          "3:17: error: an entry of 'write_denies' needs path = \"...\" [type]\n");
+    CHECK(only_error("version = 1\n[filesystem]\nread_denies = [{ path = \"x\", type = \"socket\" }]\n") ==
+          "3:37: error: type must be \"file\" or \"dir\" [value]\n");
+    CHECK(only_error("version = 1\n[filesystem]\nread_denies = [{ path = \"a*\" }]\n").find("[glob]") != std::string::npos);
 }

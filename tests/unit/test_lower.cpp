@@ -330,6 +330,27 @@ TEST_CASE("lower: absent deny targets are materialized or masked, by the filesys
     }
 }
 
+TEST_CASE("lower: a deny target the policy declares a file is materialized as a file")
+{
+    FakeHost host;
+    Policy p;
+    p.fs.writable_roots = {rule_at("/w", 1)};
+    p.fs.write_denies = {rule_at("/w/.git/config", 2), rule_at("/w/.git/hooks", 3)};
+    p.fs.file_targets = {"/w/.git/config"};
+    p.fs.materialize.value = true;
+    Lowered l;
+    lower(l, p, host);
+    check_list(l.steps, {
+                            {TP_MNT_ROOT_READONLY, "/", REQ},
+                            {TP_MNT_DEV, "/dev", REQ},
+                            {TP_MNT_PROC, "/proc", REQ},
+                            {TP_MNT_BIND, "/w", 0, "/w"},
+                            {TP_MNT_PIN, "/w/.git", REQ | MAT_DIR, "", "/w"},
+                            {TP_MNT_WRITE_DENY, "/w/.git/config", REQ | MAT_FILE, "", "/w"},
+                            {TP_MNT_WRITE_DENY, "/w/.git/hooks", REQ | MAT_DIR, "", "/w"},
+                        });
+}
+
 TEST_CASE("lower: a deny with allowed descendants is masked, then they are bound back")
 {
     FakeHost host;
