@@ -16,8 +16,12 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$1" && pwd) || die "no build directory $1"
 COMPILE=$BUILD/compiler/tartaros-compile
 EXEC=$BUILD/enforcer/tartaros-exec
-[ -x "$COMPILE" ] && [ -x "$EXEC" ] || die "tartaros-compile or tartaros-exec missing in $BUILD; build first"
-command -v hyperfine >/dev/null && command -v bwrap >/dev/null || "$REPO/scripts/install-deps"
+if [ ! -x "$COMPILE" ] || [ ! -x "$EXEC" ]; then
+  die "tartaros-compile or tartaros-exec missing in $BUILD; build first"
+fi
+if ! command -v hyperfine >/dev/null || ! command -v bwrap >/dev/null; then
+  "$REPO/scripts/install-deps"
+fi
 RUNS=${RUNS:-100}
 WARMUP=${WARMUP:-5}
 
@@ -73,9 +77,10 @@ print("| command | mean ms | median ms | min ms | added ms (median) | added ms (
 print("|---|---:|---:|---:|---:|---:|")
 for name in ("bare", "tartaros-exec", "bwrap"):
     r = res[name]
-    print("| %s | %.2f | %.2f | %.2f | %+.2f | %+.2f |" % (
-        name, ms(r["mean"]), ms(r["median"]), ms(r["min"]),
-        ms(r["median"] - bare["median"]), ms(r["min"] - bare["min"])))
+    added = ("—", "—") if name == "bare" else (
+        "%+.2f" % ms(r["median"] - bare["median"]), "%+.2f" % ms(r["min"] - bare["min"]))
+    print("| %s | %.2f | %.2f | %.2f | %s | %s |" % (
+        name, ms(r["mean"]), ms(r["median"]), ms(r["min"]), added[0], added[1]))
 for stat in ("median", "min"):
     ours = res["tartaros-exec"][stat] - bare[stat]
     theirs = res["bwrap"][stat] - bare[stat]

@@ -128,8 +128,9 @@ const std::vector<std::string> *Diagnostics::lines_of(const std::string &file) c
     return &found->second;
 }
 
-void Diagnostics::print(std::ostream &out) const {
+void Diagnostics::print(std::ostream &out, bool include_notes) const {
     for (const Diagnostic &d : items_) {
+        if (d.severity == Severity::Note && !include_notes) continue;
         print_header(out, d);
         if (d.pos.file.empty() || d.pos.line == 0) continue;
         const std::vector<std::string> *lines = lines_of(d.pos.file);

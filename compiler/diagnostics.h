@@ -39,8 +39,9 @@ public:
     // again (the text a front-end parsed, which may never have been a file).
     void add_source(const std::string &file, const std::string &text);
 
-    // Every diagnostic in order, with the source line and a caret when the file is readable.
-    void print(std::ostream &out) const;
+    // Every diagnostic in order, with the source line and a caret when the file is readable;
+    // notes (facts about how a rule is enforced, not problems) only when asked.
+    void print(std::ostream &out, bool include_notes = true) const;
 
 private:
     const std::vector<std::string> *lines_of(const std::string &file) const;

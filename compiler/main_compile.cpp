@@ -31,6 +31,7 @@ constexpr std::string_view kHelp =
     "  -o, --output PLAN  where to write the plan (replaced atomically, mode 0644)\n"
     "  --explain PLAN     print PLAN as text\n"
     "  --json             with --explain: print JSON instead\n"
+    "  -v, --verbose      also print notes (e.g. which denies only the mount layer enforces)\n"
     "\n"
     "Exit status: 0 done; 78 refused (invalid policy or plan, unreadable file, bad usage),\n"
     "with a first line on stderr that starts with 'tartaros:'.\n";
@@ -40,6 +41,7 @@ struct Options {
     bool version = false;
     bool explain = false;
     bool json = false;
+    bool verbose = false;
     std::vector<std::string> inputs;
     std::string output;
 };
@@ -63,6 +65,8 @@ std::string parse_arguments(int argc, char **argv, Options &options) {
             options.explain = true;
         } else if (arg == "--json") {
             options.json = true;
+        } else if (arg == "-v" || arg == "--verbose") {
+            options.verbose = true;
         } else if (arg == "-o" || arg == "--output") {
             if (i + 1 >= argc) return std::string(arg) + " needs a file name";
             if (!options.output.empty()) return "only one -o is allowed";
@@ -90,7 +94,7 @@ int report_diagnostics_failure(const std::string &policy_path, const Diagnostics
     return kExitRefusal;
 }
 
-int compile(const std::string &policy_path, const std::string &plan_path) {
+int compile(const std::string &policy_path, const std::string &plan_path, bool verbose) {
     std::string text, err;
     if (!read_file(policy_path, text, err)) return refuse("cannot read " + policy_path + ": " + err);
     Diagnostics diags;
@@ -101,7 +105,7 @@ int compile(const std::string &policy_path, const std::string &plan_path) {
     if (!absolute_plan) return refuse("cannot resolve " + plan_path + ": the current directory is gone");
     const std::vector<uint8_t> plan = lower_policy(*policy, LowerOptions{*absolute_plan}, diags);
     if (plan.empty() || diags.has_errors()) return report_diagnostics_failure(policy_path, diags);
-    diags.print(std::cerr);  // warnings
+    diags.print(std::cerr, verbose);  // warnings, and notes when asked
 
     if (!write_file_atomically(plan_path, plan, kPlanMode, err)) return refuse("cannot write " + plan_path + ": " + err);
     return kExitOk;
@@ -132,5 +136,5 @@ int main(int argc, char **argv) {
         return kExitOk;
     }
     if (options.explain) return explain(options.inputs.front(), options.json);
-    return compile(options.inputs.front(), options.output);
+    return compile(options.inputs.front(), options.output, options.verbose);
 }

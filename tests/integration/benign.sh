@@ -1,7 +1,8 @@
 #!/bin/bash
 # Benign work under an agent-like policy (write-denied, materialized .git/hooks; private
-# /tmp): a shell pipeline, git init/add/commit, compiling and running a C file, python3 —
-# and, in the same run, the forbidden things still fail.
+# /tmp): a shell pipeline, git init/add/commit, compiling and running a C file, python3,
+# relative paths from the workspace, --strict — and, in the same run, the forbidden things
+# still fail.
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
 
@@ -62,6 +63,14 @@ expect outside_create "$DENIED_WRITE"
 IN_DIR=$W sbx "$T/plan" /bin/sh -c 'echo relative > rel.txt && cat rel.txt'
 expect_rc 0 "launched from the workspace: a relative write works"
 check_content "rel.txt written" "$W/rel.txt" relative
+# Every guarantee of this plan can be installed here, so --strict changes nothing.
+sbx_script --strict "$T/plan" <<EOF
+t strict_pipeline sh -c "seq 1 10 | tail -n 1"
+$PROBE strict_hooks create $W/.git/hooks/strict
+EOF
+expect_rc 0 "--strict: sandbox exit status"
+expect strict_pipeline.data 10 "--strict: benign work runs"
+expect strict_hooks "$DENIED_WRITE" "--strict: the forbidden thing fails"
 check "the commit is in the repository" \
     sh -c "git -c safe.directory='*' -C '$W' log --oneline | grep -q ' x$'"
 check "the compiled binary is in the workspace" test -x "$W/hello"

@@ -46,5 +46,9 @@ expect_rc 0 "--explain of the plan"
 explain1=$OUT
 capture_as "$COMPILE" --explain "$T/plans/3.plan"
 check_eq "--explain gives the same text" "$explain1" "$OUT"
+capture_as "$COMPILE" --explain "$T/plans/1.plan" --json
+expect_rc 0 "--explain --json of the plan"
+printf '%s\n' "$OUT" >"$T/explain.json"
+check "--explain --json is valid JSON" /usr/bin/python3 -m json.tool "$T/explain.json"
 
 it_finish

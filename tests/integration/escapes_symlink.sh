@@ -1,8 +1,10 @@
 #!/bin/bash
 # Escapes through names, as an attacker would try them: symlinks in the workspace to denied
 # files, a pre-planted .git symlink that points outside the workspace (so that
-# ".git/hooks" would be created out there), /proc/self/root, stat/chdir/chmod/utime on
-# denied or read-only paths, and listing the names inside a read-denied directory.
+# ".git/hooks" would be created out there), /proc/self/root, open_by_handle_at with the
+# denied file's handle, stat/chdir/chmod/utime on denied or read-only paths, listing the
+# names inside a read-denied directory, and a .git/hooks that is a symlink into the
+# workspace (the directory git really runs hooks from must be protected).
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
 

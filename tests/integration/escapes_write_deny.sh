@@ -2,8 +2,9 @@
 # Write denies inside a writable root, attacked: write/truncate/append .git/config, plant a
 # hook, remove or rename .git/hooks, rename .git or an ancestor to swap the tree, rename a
 # file over the protected one, hardlink it elsewhere, reopen a read-only or O_PATH fd for
-# writing through /proc/self/fd, and peel the mount off in a nested user namespace. The
-# rest of .git and of the root must stay writable: git can still commit.
+# writing through /proc/self/fd, peel the mount off in a nested user namespace, and work
+# relative to a working directory inherited from inside the protected tree. The rest of
+# .git and of the root must stay writable: git can still commit.
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
 

@@ -23,17 +23,22 @@ user_for_state() {
 
 # useradd/userdel fail while another process holds the passwd lock: retry for a while.
 retry() {
-    local i
-    for i in $(seq 1 30); do
+    for _ in $(seq 1 30); do
         "$@" && return 0
         sleep 0.5
     done
     return 1
 }
 
+# Deletes the user and its group (a crash between useradd's two steps can leave either).
 remove_user() {
-    id -u "$1" >/dev/null 2>&1 || return 0
-    retry userdel -f "$1" >/dev/null 2>&1 || die "cannot delete user $1"
+    if id -u "$1" >/dev/null 2>&1; then
+        retry userdel -f "$1" >/dev/null 2>&1 || die "cannot delete user $1"
+    fi
+    if getent group "$1" >/dev/null; then
+        retry groupdel "$1" >/dev/null 2>&1 || die "cannot delete group $1"
+    fi
+    return 0
 }
 
 remove_old_dir() {

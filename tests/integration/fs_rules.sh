@@ -1,8 +1,9 @@
 #!/bin/bash
 # Every filesystem rule, for effect: read allowed/denied (names hidden too), write allowed
 # inside a writable root and denied outside, deny inside allow, allow inside deny, "~",
-# read_scope = "granted", and a relative writable root resolved against the policy's
-# directory (the compiler runs from / to prove it is not the working directory).
+# a writable root inside a read deny, read_scope = "granted", a relative writable root
+# resolved against the policy's directory (the compiler runs from / to prove it is not the
+# working directory), and a minimal /dev where no device node can be made.
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
 

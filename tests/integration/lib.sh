@@ -66,6 +66,41 @@ descendants() {
     done
 }
 
+# The argv[0] of process $1, "" when it is gone.
+argv0_of() {
+    local arg0=""
+    IFS= read -r -d '' arg0 2>/dev/null <"/proc/$1/cmdline"
+    printf '%s' "$arg0"
+}
+
+# True while process $1 exists and is not a zombie.
+running() {
+    local state
+    state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+    [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+
+# The first descendant of $1 whose argv[0] is $2, waiting up to 5 s for it to appear.
+find_descendant() {
+    local p
+    for _ in $(seq 1 50); do
+        for p in $(descendants "$1"); do
+            [ "$(argv0_of "$p")" = "$2" ] && echo "$p" && return 0
+        done
+        sleep 0.1
+    done
+    return 1
+}
+
+# spawn CMD ARGS: CMD in the background, as a test-owned process (killed with its
+# descendants at exit). Sets SPAWNED to the pid of a wrapper whose stderr swallows bash's
+# notice when CMD is killed; CMD itself is among the wrapper's descendants.
+spawn() {
+    ("$@" & wait) 2>/dev/null &
+    SPAWNED=$!
+    IT_BG_PIDS+=("$SPAWNED")
+}
+
 # Background processes a test started are killed with all their descendants (by pid).
 it_cleanup() {
     local pid tree
@@ -133,17 +168,21 @@ compile() {
     pass "compile $(basename "$1")${IN_DIR:+ (from $IN_DIR)}"
 }
 
-# sbx PLAN CMD ARGS: runs CMD in a sandbox made from PLAN.
+# sbx [--strict] PLAN CMD ARGS: runs CMD in a sandbox made from PLAN.
 sbx() {
+    local strict=()
+    [ "$1" = --strict ] && strict=(--strict) && shift
     local plan=$1
     shift
-    capture_as "$EXEC" "$plan" -- "$@"
+    capture_as "$EXEC" "${strict[@]}" "$plan" -- "$@"
 }
 
-# sbx_script PLAN: the script on stdin runs as `/bin/sh -c SCRIPT` in the sandbox (an
+# sbx_script [--strict] PLAN: the script on stdin runs as `/bin/sh -c SCRIPT` in the sandbox (an
 # argument, not a file: the sandbox may not see $T). The caller's heredoc expands it, so
 # host paths like $T and $PROBE can be used in it.
 sbx_script() {
+    local strict=()
+    [ "$1" = --strict ] && strict=(--strict) && shift
     local plan=$1 script text
     script=$T/.runs/script.$((IT_RUNS + 1)).sh
     {
@@ -157,9 +196,10 @@ t() {
 PRELUDE
         cat
     } >"$script"
+    # The last probe's status means nothing; 78/125/126 from the launcher still show.
     echo "exit 0" >>"$script"
     text=$(<"$script")
-    sbx "$plan" /bin/sh -c "$text" it-script
+    sbx "${strict[@]}" "$plan" /bin/sh -c "$text" it-script
     LAST_CMD="${LAST_CMD%%/bin/sh -c *}/bin/sh -c \"\$(cat SCRIPT)\" it-script"
     LAST_SCRIPT=$text
 }
@@ -230,11 +270,14 @@ expect_not() {
     fi
 }
 
-# Errno names that mean "the sandbox refused a write".
+# Errno names that mean "the sandbox refused a write" (used by the test scripts).
+# shellcheck disable=SC2034
 DENIED_WRITE='EROFS|EACCES|EPERM'
 # ... a rename (EXDEV: the source or the target is a mount of its own).
+# shellcheck disable=SC2034
 DENIED_RENAME='EROFS|EACCES|EPERM|EBUSY|EXDEV'
 # ... a read.
+# shellcheck disable=SC2034
 DENIED_READ='EACCES|ENOENT|EPERM'
 
 # check WHAT CMD ARGS: a host-side condition (run as root) that must hold.

@@ -1,8 +1,10 @@
 #!/bin/bash
-# The process side: a private PID namespace with a fresh /proc, exit statuses passed
-# through (own status, 128+N for a signal, 126/127), a clean environment by default with
-# passthrough/set/inherit, inherited fds closed, and the whole sandbox dies with the
-# supervisor (SIGKILL).
+# The process side: a private PID namespace with a fresh /proc (init cannot be traced,
+# global sysctls cannot be written), exit statuses passed through (own status, 128+N for a
+# signal, 126/127), a clean environment by default with passthrough/set/inherit, inherited
+# fds closed, kill -1 and daemons stay inside, no way to the host's loopback or abstract
+# sockets, no keystrokes pushed into the caller's terminal, and the whole sandbox dies with
+# the supervisor (SIGKILL).
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
 
@@ -114,21 +116,12 @@ section "kill -KILL -1 inside reaches only the sandbox"
 victim=tartaros-it-victim-$$-$RANDOM
 ln -s /bin/sleep "$W/$victim"
 give_to_user
-("${AS[@]}" "$W/$victim" 60 >/dev/null 2>&1 & echo $! >"$T/.runs/victim.pid"; wait) 2>/dev/null &
-IT_BG_PIDS+=($!)
-victim_pid=""
-for _ in $(seq 1 50); do
-    for p in $(descendants "${IT_BG_PIDS[-1]}"); do
-        IFS= read -r -d '' arg0 2>/dev/null <"/proc/$p/cmdline" && [ "$arg0" = "$W/$victim" ] && victim_pid=$p
-    done
-    [ -n "$victim_pid" ] && break
-    sleep 0.1
-done
-[ -n "$victim_pid" ] || die "the victim process did not start"
+spawn "${AS[@]}" "$W/$victim" 60
+victim_pid=$(find_descendant "$SPAWNED" "$W/$victim") || die "the victim process did not start"
 sbx "$T/plan" /bin/sh -c 'kill -KILL -1; echo survived'
 expect_rc 0 "sandbox exit status"
 check_eq "the shell that sent kill -1 survives (POSIX)" survived "$OUT"
-check "the caller's own process $victim_pid outside the sandbox survives kill -1" test -d "/proc/$victim_pid"
+check "the caller's process $victim_pid outside the sandbox survives kill -1" running "$victim_pid"
 
 section "nothing outlives the sandbox (a daemon started with setsid)"
 daemon=tartaros-it-daemon-$$-$RANDOM
@@ -136,14 +129,12 @@ ln -s /bin/sleep "$W/$daemon"
 sbx "$T/plan" /bin/sh -c "setsid $W/$daemon 300 </dev/null >/dev/null 2>&1 & echo started"
 expect_rc 0 "the command exits at once"
 check_eq "it printed started" started "$OUT"
-# Host pids of live processes whose argv[0] is the daemon's path.
+# Host pids of running processes whose argv[0] is the daemon's path.
 live_daemons() {
-    local p arg0 state
+    local p
     for p in /proc/[0-9]*; do
-        IFS= read -r -d '' arg0 2>/dev/null <"$p/cmdline" || continue
-        [ "$arg0" = "$W/$daemon" ] || continue
-        state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "$p/status" 2>/dev/null)
-        [ -n "$state" ] && [ "$state" != Z ] && echo "${p#/proc/}"
+        p=${p#/proc/}
+        [ "$(argv0_of "$p")" = "$W/$daemon" ] && running "$p" && echo "$p"
     done
 }
 survivors=""
@@ -158,10 +149,8 @@ check_eq "no process of the sandbox survives it (5 s after exit)" "" "$survivors
 
 section "network: the host's loopback and abstract sockets are out of reach"
 abstract=tartaros-it-$$-$RANDOM
-"$PROBE" tcp listen tcp 60 >"$T/.runs/listen-tcp.out" 2>&1 &
-IT_BG_PIDS+=($!)
-"$PROBE" unix listen "$abstract" 60 >"$T/.runs/listen-unix.out" 2>&1 &
-IT_BG_PIDS+=($!)
+spawn sh -c 'exec "$0" tcp listen tcp 60 >"$1" 2>&1' "$PROBE" "$T/.runs/listen-tcp.out"
+spawn sh -c 'exec "$0" unix listen "$1" 60 >"$2" 2>&1' "$PROBE" "$abstract" "$T/.runs/listen-unix.out"
 port=""
 for _ in $(seq 1 50); do
     port=$(sed -n 's/^tcp\.data=//p' "$T/.runs/listen-tcp.out" 2>/dev/null)
@@ -211,50 +200,32 @@ section "SIGKILL of the supervisor kills the sandbox"
 marker=tartaros-it-sleep-$$-$RANDOM
 ln -s /bin/sleep "$W/$marker"
 give_to_user
-# The wrapper's stderr swallows bash's "Killed" notice about the launcher.
-( (cd "$T" && exec env -i PATH="$IT_PATH" "${AS[@]}" env HOME="$T/home" PATH="$IT_PATH" \
-    "$EXEC" "$T/plan" -- "$W/$marker" 300) >"$T/.runs/kill.out" 2>"$T/.runs/kill.err" &
-  echo $! >"$T/.runs/kill.pid"
-  wait ) 2>/dev/null &
-IT_BG_PIDS+=($!)
-for _ in $(seq 1 50); do [ -s "$T/.runs/kill.pid" ] && break; sleep 0.1; done
-launcher=$(cat "$T/.runs/kill.pid")
-
-supervisor="" sleeper="" tree=""
-for _ in $(seq 1 100); do
-    for p in $launcher $(descendants "$launcher"); do
-        [ "$(readlink /proc/"$p"/exe 2>/dev/null)" = "$EXEC" ] && supervisor=$p && break
-    done
-    if [ -n "$supervisor" ]; then
-        tree=$(descendants "$supervisor")
-        for p in $tree; do
-            tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q "$marker" && sleeper=$p
-        done
-    fi
-    [ -n "$sleeper" ] && break
-    sleep 0.1
-done
 LAST_CMD="${AS[*]} $EXEC $T/plan -- $W/$marker 300 (in the background)"
-RC=- OUT=$(cat "$T/.runs/kill.out") ERR=$(cat "$T/.runs/kill.err") IT_DUMPED=0
+RC=- OUT="" ERR="" IT_DUMPED=1
+spawn env -i PATH="$IT_PATH" "${AS[@]}" env HOME="$T/home" PATH="$IT_PATH" \
+    "$EXEC" "$T/plan" -- "$W/$marker" 300
+sleeper=$(find_descendant "$SPAWNED" "$W/$marker")
+supervisor=""
+for p in $(descendants "$SPAWNED"); do
+    [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$EXEC" ] && supervisor=$p && break
+done
 if [ -z "$supervisor" ] || [ -z "$sleeper" ]; then
     fail "found the supervisor and the sandboxed sleep" "both pids" \
         "supervisor=${supervisor:-none} sleep=${sleeper:-none}"
 else
-    pass "supervisor $supervisor runs the sandboxed sleep $sleeper (tree: $(echo $tree))"
+    tree=$(descendants "$supervisor")
+    pass "supervisor $supervisor runs the sandboxed sleep $sleeper (its tree: ${tree//$'\n'/ })"
     kill -KILL "$supervisor"
     alive=""
     for _ in $(seq 1 100); do
         alive=""
         for p in $tree; do
-            state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$p/status" 2>/dev/null)
-            [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ] && alive="$alive $p"
+            running "$p" && alive="$alive $p"
         done
         [ -z "$alive" ] && break
         sleep 0.1
     done
     check_eq "every process of the sandbox is gone 10 s after SIGKILL of the supervisor" "" "$alive"
 fi
-wait "${IT_BG_PIDS[@]}"
-IT_BG_PIDS=()
 
 it_finish

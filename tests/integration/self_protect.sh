@@ -1,7 +1,8 @@
 #!/bin/bash
 # Self-protection: a policy file and a plan inside the writable root cannot be modified,
 # truncated, removed or replaced from inside the sandbox (nor their directory renamed),
-# while every other file in the root stays writable.
+# also a plan copied into the root after compiling, while every other file in the root
+# stays writable.
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
 
