@@ -131,7 +131,9 @@ enum tp_mount_op {
     TP_MNT_ROOT_READONLY = 1,  /* make every inherited mount read-only (recursive), nosuid, nodev */
     TP_MNT_ROOT_EMPTY    = 2,  /* new root is an empty tmpfs; later steps bind back what is allowed */
     TP_MNT_BIND          = 3,  /* bind host `source` (recursive) at `path`; TP_MNTF_RDONLY for ro */
-    TP_MNT_PIN           = 4,  /* bind `path` onto itself (rw) so it cannot be renamed or removed */
+    TP_MNT_PIN           = 4,  /* bind `path` onto itself (rw) so it cannot be renamed or removed;
+                                  carries the `anchor` of the deny it protects, and
+                                  MATERIALIZE_DIR or OPTIONAL for when it is absent */
     TP_MNT_WRITE_DENY    = 5,  /* read-only bind of `path` onto itself; absent: see TP_MNTF_MATERIALIZE_* */
     TP_MNT_MASK          = 6,  /* hide `path`: empty read-only tmpfs (dir) or /dev/null nodev (file) */
     TP_MNT_SYMLINK       = 7,  /* create symlink `path` -> `source` (inside an empty tmpfs parent) */
@@ -145,7 +147,8 @@ enum tp_mount_flag {
     TP_MNTF_MATERIALIZE_FILE  = 1u << 2,  /* ... or an empty file */
     TP_MNTF_MASK_ABSENT       = 1u << 3,  /* target absent, no materialize: mask the first missing
                                              component (a synthetic mountpoint, removed after the run) */
-    TP_MNTF_OPTIONAL          = 1u << 4,  /* source absent: skip the step (e.g. /lib64 on some hosts) */
+    TP_MNTF_OPTIONAL          = 1u << 4,  /* BIND: source absent, other ops: target absent -> skip
+                                             the step (e.g. /lib64 on some hosts) */
     TP_MNTF_REQUIRED          = 1u << 5   /* the guarantee may not degrade */
 };
 struct tp_mount {                  /* 40 bytes */
@@ -153,7 +156,7 @@ struct tp_mount {                  /* 40 bytes */
     uint32_t flags;                /* tp_mount_flag */
     struct tp_str path;            /* absolute, normalised target in the sandbox */
     struct tp_str source;          /* BIND: host source; SYMLINK: link target; else empty */
-    struct tp_str anchor;          /* WRITE_DENY/MASK inside a writable root: that root. Walks
+    struct tp_str anchor;          /* WRITE_DENY/MASK/PIN inside a writable root: that root. Walks
                                       below it never follow symlinks (RESOLVE_BENEATH|NO_SYMLINKS) */
     struct tp_origin origin;
 };
