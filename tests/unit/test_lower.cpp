@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fake_host.h"
 #include "lower.h"
 #include "lower_fs.h"
 #include "plan_reader.h"
@@ -27,23 +28,6 @@ constexpr uint64_t READ = kReadRights;
 constexpr uint64_t WRITE = kWriteRights;
 constexpr uint64_t DIR = TP_LL_FS_READ_DIR;
 constexpr uint64_t DEVFILE = TP_LL_FS_WRITE_FILE | TP_LL_FS_READ_FILE | TP_LL_FS_TRUNCATE | TP_LL_FS_IOCTL_DEV;
-
-class FakeHost final : public HostView {
-public:
-    std::map<std::string, HostKind> kinds;
-    std::map<std::string, std::string> links;
-
-    HostKind kind(const std::string &path) const override
-    {
-        auto it = kinds.find(path);
-        return it == kinds.end() ? HostKind::Absent : it->second;
-    }
-    std::string read_link(const std::string &path) const override
-    {
-        auto it = links.find(path);
-        return it == links.end() ? "" : it->second;
-    }
-};
 
 struct Step {
     uint32_t op;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fake_host.h"
 #include "lower.h"
 #include "lower_fs.h"
 #include "plan_reader.h"
@@ -18,23 +19,6 @@
 using namespace tartaros;
 
 namespace {
-
-class FakeHost final : public HostView {
-public:
-    std::map<std::string, HostKind> kinds;
-    std::map<std::string, std::string> links;
-
-    HostKind kind(const std::string &path) const override
-    {
-        auto it = kinds.find(path);
-        return it == kinds.end() ? HostKind::Absent : it->second;
-    }
-    std::string read_link(const std::string &path) const override
-    {
-        auto it = links.find(path);
-        return it == links.end() ? "" : it->second;
-    }
-};
 
 struct EnvEntry {
     uint32_t op;
