@@ -1,6 +1,7 @@
 /* enforcer/context.h — what one run of tartaros-exec knows: the plan, the options, and the
  * decisions preflight took about what the host can install. Filled by main and preflight in
- * the supervisor; the init and command processes get a copy through clone/fork.
+ * the supervisor; init gets a copy through clone, and the command shares init's memory until
+ * it executes.
  */
 #pragma once
 
@@ -8,9 +9,17 @@
 
 #include "plan_reader.h"
 
+/* The plan file the run reads, so the sandbox cannot modify it for the next run. */
+struct plan_identity {
+    const char *path;  /* absolute, symlink-free (as the kernel names the opened file) */
+    dev_t dev;
+    ino_t ino;
+};
+
 struct run_ctx {
     const struct tp_plan *plan;
-    const char *plan_path;
+    const char *plan_path;     /* as the caller gave it, for messages */
+    plan_identity plan_file;
     bool strict;           /* --strict: a required guarantee that cannot be installed refuses */
     char *const *argv;     /* the command and its arguments, NULL-terminated */
 
@@ -24,8 +33,7 @@ struct run_ctx {
     bool pid_ns;                /* init is PID 1 of a new PID namespace */
     unsigned landlock_abi;      /* ABI in use; 0 = Landlock is not applied */
 
-    /* Learned by init before the mount steps replace /proc. */
-    int cap_last;
+    struct exit_notice *exit_notice;  /* shared by the supervisor and init; NULL = none */
 };
 
 /* Whether a guarantee may not degrade: the plan marks it required and the run is --strict. */

@@ -4,7 +4,8 @@
  * A step with an anchor (the writable root it lies in) walks below the anchor one component
  * at a time without following symlinks (paths.h). Where the walk stops decides the mount:
  *  - found:          WRITE_DENY binds the target read-only onto itself; MASK hides it;
- *  - a symlink:      the symlink itself is masked with /dev/null, so it cannot be replaced;
+ *  - a symlink:      what it leads to beneath the anchor is protected instead, and the
+ *                    symlink is masked (deny_links.cpp);
  *  - a non-directory with components left below it: that file is bound read-only onto
  *                    itself, so it cannot be replaced by a directory holding the target;
  *  - a missing name: the first missing component becomes a synthetic empty file masked
@@ -21,66 +22,15 @@
 #include <unistd.h>
 
 #include "arena.h"
-#include "kuapi.h"
+#include "denies.h"
 #include "mount_steps.h"
-#include "paths.h"
 #include "report.h"
 
 namespace {
 
-constexpr uint64_t kSealedFile = kuapi::MOUNT_ATTR_RDONLY | kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV |
-                                 kuapi::MOUNT_ATTR_NOEXEC;
-constexpr uint64_t kReadOnlyBind = kuapi::MOUNT_ATTR_RDONLY | kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV;
-constexpr uint64_t kPinBind = kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV;
-
-struct anchored {
-    const char *anchor;  /* the writable root, in the sandbox */
-    const char *rel;     /* the target below it */
-    int fd;              /* O_PATH of the anchor */
-};
-
-/* Opens the step's anchor from `root`; preflight checked that path lies beneath it. */
-anchored open_anchor(const mount_tree *t, const tp_mount *m, int root)
-{
-    anchored a;
-    a.anchor = tp_plan_str(t->ctx->plan, m->anchor);
-    a.rel = path_below(step_path(t, m), a.anchor);
-    a.fd = open_in_root(root, a.anchor, O_PATH | O_DIRECTORY);
-    return a;
-}
-
-void bind_onto_itself(const mount_tree *t, const tp_mount *m, int fd, uint64_t attrs)
-{
-    int clone = clone_mount(fd);
-    if (clone < 0) {
-        step_failed(t, m, "open_tree", errno);
-        return;
-    }
-    if (!set_mount_attrs(clone, attrs, true))
-        step_failed(t, m, "mount_setattr", errno);
-    else if (!attach_mount(clone, fd))
-        step_failed(t, m, "move_mount", errno);
-    close(clone);
-}
-
-/* /dev/null, read-only and nodev, over a file or a symlink: every open fails with EACCES. */
-void mask_with_devnull(const mount_tree *t, const tp_mount *m, int fd)
-{
-    int null_mount = t->devnull >= 0 ? clone_mount(t->devnull) : -1;
-    if (null_mount < 0) {
-        step_failed(t, m, "clone of /dev/null", t->devnull >= 0 ? errno : ENOENT);
-        return;
-    }
-    if (!set_mount_attrs(null_mount, kSealedFile, true))
-        step_failed(t, m, "mount_setattr on /dev/null", errno);
-    else if (!attach_mount(null_mount, fd))
-        step_failed(t, m, "move_mount of /dev/null over it", errno);
-    close(null_mount);
-}
-
 /* An empty tmpfs over a directory (names hidden too), sealed read-only after the last step
  * so that binds beneath it can still get their mountpoints. */
-void mask_directory(mount_tree *t, const tp_mount *m, int fd)
+void mask_directory(mount_tree *t, const tp_mount *m, int fd, const char *path)
 {
     fs_option mode = {"mode", "0755"};
     int tmpfs = new_filesystem("tmpfs", &mode, 1, kSealedFile & ~kuapi::MOUNT_ATTR_RDONLY);
@@ -93,16 +43,16 @@ void mask_directory(mount_tree *t, const tp_mount *m, int fd)
         close(tmpfs);
         return;
     }
-    register_tmpfs(t, step_path(t, m), tmpfs, true);
+    register_tmpfs(t, path, tmpfs, true);
 }
 
-void mask_existing(mount_tree *t, const tp_mount *m, int fd)
+void mask_existing(mount_tree *t, const tp_mount *m, int fd, const char *path)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
         step_failed(t, m, "fstat", errno);
     else if (S_ISDIR(st.st_mode))
-        mask_directory(t, m, fd);
+        mask_directory(t, m, fd, path);
     else
         mask_with_devnull(t, m, fd);
 }
@@ -128,15 +78,14 @@ void mask_first_missing(const mount_tree *t, const tp_mount *m, const anchored &
     close(fd);
 }
 
-/* What an anchored deny does where its walk stopped; `found` handles an existing target. */
-void deny_at_walk_end(mount_tree *t, const tp_mount *m, const anchored &a, const walk_result &r,
-                      void (*found)(mount_tree *, const tp_mount *, int))
+/* What an anchored deny does where its walk stopped; `protect` handles an existing target. */
+void deny_at_walk_end(mount_tree *t, const tp_mount *m, const anchored &a, const walk_result &r, protect_fn protect)
 {
     switch (r.end) {
     case WALK_FOUND:
-        return found(t, m, r.fd);
+        return protect(t, m, r.fd, step_path(t, m));
     case WALK_SYMLINK:
-        return mask_with_devnull(t, m, r.fd);
+        return deny_through_symlink(t, m, a, protect);
     case WALK_NOT_DIR:
         return bind_onto_itself(t, m, r.fd, kReadOnlyBind);
     case WALK_MISSING:
@@ -148,23 +97,23 @@ void deny_at_walk_end(mount_tree *t, const tp_mount *m, const anchored &a, const
     }
 }
 
-void write_deny_found(mount_tree *t, const tp_mount *m, int fd)
+void write_deny_found(mount_tree *t, const tp_mount *m, int fd, const char *)
 {
     bind_onto_itself(t, m, fd, kReadOnlyBind);
 }
 
-void pin_found(mount_tree *t, const tp_mount *m, int fd)
+void pin_found(mount_tree *t, const tp_mount *m, int fd, const char *)
 {
     bind_onto_itself(t, m, fd, kPinBind);
 }
 
 /* Runs an anchored step, or resolves an unanchored one from the sandbox root. */
-void run_deny(mount_tree *t, const tp_mount *m, void (*found)(mount_tree *, const tp_mount *, int))
+void run_deny(mount_tree *t, const tp_mount *m, protect_fn protect)
 {
     if (m->anchor.len == 0) {
         int fd = open_in_root(t->root, step_path(t, m), O_PATH);
         if (fd >= 0) {
-            found(t, m, fd);
+            protect(t, m, fd, step_path(t, m));
             close(fd);
         } else if (errno != ENOENT) {
             step_failed(t, m, "open", errno);
@@ -177,10 +126,10 @@ void run_deny(mount_tree *t, const tp_mount *m, void (*found)(mount_tree *, cons
         return;
     }
     walk_result r = walk_beneath(a.fd, a.rel);
-    /* A PIN stops where its path does not lead to a directory: the deny step below it masks
-     * the symlink or the absent name there. */
+    /* A PIN stops where its path does not lead to a directory: the deny step below it
+     * follows the symlink or masks the absent name there. */
     if (m->op != TP_MNT_PIN || r.end == WALK_FOUND)
-        deny_at_walk_end(t, m, a, r, found);
+        deny_at_walk_end(t, m, a, r, protect);
     if (r.fd >= 0)
         close(r.fd);
     close(a.fd);
@@ -198,6 +147,8 @@ void materialize_one(const mount_tree *t, const tp_mount *m)
     walk_result r = walk_beneath(a.fd, a.rel);
     if (r.end == WALK_FAILED) {
         step_failed(t, m, "materialize: walk from its writable root", r.error);
+    } else if (r.end == WALK_SYMLINK && m->op != TP_MNT_PIN) {
+        materialize_through_symlink(t, m, a);
     } else if (r.end == WALK_MISSING) {
         const char *missing = a.rel + r.prefix_len - strlen(r.name);
         int made = create_beneath(r.fd, missing, (m->flags & TP_MNTF_MATERIALIZE_DIR) != 0, kuapi::RESOLVE_NO_XDEV);
@@ -211,11 +162,70 @@ void materialize_one(const mount_tree *t, const tp_mount *m)
     close(a.fd);
 }
 
+/* Under --strict, a deny through a symlink that cannot be followed refuses before
+ * materialize changes the host. */
+void check_before_materialize(const mount_tree *t, const tp_mount *m)
+{
+    if (!must_not_degrade(t->ctx, mount_step_required(t->ctx->plan, m)))
+        return;
+    anchored a = open_anchor(t, m, t->host_root);
+    if (a.fd < 0)
+        return;  /* the step reports it */
+    walk_result r = walk_beneath(a.fd, a.rel);
+    if (r.end == WALK_SYMLINK)
+        check_symlinked_target(t, m, a);
+    if (r.fd >= 0)
+        close(r.fd);
+    close(a.fd);
+}
+
 }  // namespace
+
+anchored open_anchor(const mount_tree *t, const tp_mount *m, int root)
+{
+    anchored a;
+    a.anchor = tp_plan_str(t->ctx->plan, m->anchor);
+    a.rel = path_below(step_path(t, m), a.anchor);
+    a.fd = open_in_root(root, a.anchor, O_PATH | O_DIRECTORY);
+    return a;
+}
+
+void bind_onto_itself(const mount_tree *t, const tp_mount *m, int fd, uint64_t attrs)
+{
+    int clone = clone_mount(fd);
+    if (clone < 0) {
+        step_failed(t, m, "open_tree", errno);
+        return;
+    }
+    if (!set_mount_attrs(clone, attrs, true))
+        step_failed(t, m, "mount_setattr", errno);
+    else if (!attach_mount(clone, fd))
+        step_failed(t, m, "move_mount", errno);
+    close(clone);
+}
+
+void mask_with_devnull(const mount_tree *t, const tp_mount *m, int fd)
+{
+    int null_mount = t->devnull >= 0 ? clone_mount(t->devnull) : -1;
+    if (null_mount < 0) {
+        step_failed(t, m, "clone of /dev/null", t->devnull >= 0 ? errno : ENOENT);
+        return;
+    }
+    if (!set_mount_attrs(null_mount, kSealedFile, true))
+        step_failed(t, m, "mount_setattr on /dev/null", errno);
+    else if (!attach_mount(null_mount, fd))
+        step_failed(t, m, "move_mount of /dev/null over it", errno);
+    close(null_mount);
+}
 
 void materialize_targets(mount_tree *t)
 {
     const tp_plan *plan = t->ctx->plan;
+    for (uint32_t i = 0; i < plan->mount_count; i++) {
+        const tp_mount *m = &plan->mounts[i];
+        if ((m->op == TP_MNT_WRITE_DENY || m->op == TP_MNT_MASK) && m->anchor.len != 0)
+            check_before_materialize(t, m);
+    }
     for (uint32_t i = 0; i < plan->mount_count; i++) {
         const tp_mount *m = &plan->mounts[i];
         bool deny = m->op == TP_MNT_WRITE_DENY || m->op == TP_MNT_MASK || m->op == TP_MNT_PIN;

@@ -51,21 +51,20 @@ int mount_new_filesystem(mount_tree *t, const char *path, const char *type, cons
     return mnt;
 }
 
-/* Binds a captured device node onto an empty file of the same name in the new /dev. */
+/* Attaches the detached mount `mnt` on `name` in the new /dev. By name, not through an fd:
+ * /dev is a tmpfs only init can see yet, and move_mount never follows a final symlink. */
+bool attach_in_dev(int mnt, int dev, const char *name)
+{
+    return sys_move_mount(mnt, "", dev, name, kuapi::MOVE_MOUNT_F_EMPTY_PATH) == 0;
+}
+
+/* Binds a captured device node onto an empty file of the same name in the new /dev
+ * (mknodat of a regular file: one call, no fd to close). */
 bool bind_dev_node(int dev, const char *name, int node)
 {
-    if (!create_empty_file(dev, name, 0666))
-        return false;
-    int target = open_beneath(dev, name, O_PATH | O_NOFOLLOW, kuapi::RESOLVE_NO_XDEV);
-    bool ok = target >= 0 &&
-              set_mount_attrs(node, kuapi::MOUNT_ATTR_RDONLY | kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NOEXEC,
-                              true) &&
-              attach_mount(node, target);
-    int err = errno;
-    if (target >= 0)
-        close(target);
-    errno = err;
-    return ok;
+    return mknodat(dev, name, S_IFREG | 0666, 0) == 0 &&
+           set_mount_attrs(node, kuapi::MOUNT_ATTR_RDONLY | kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NOEXEC, true) &&
+           attach_in_dev(node, dev, name);
 }
 
 /* Mounts `type` on the new directory `name` of the new /dev. */
@@ -74,14 +73,11 @@ bool mount_in_dev(int dev, const char *name, mode_t mode, const char *type, cons
 {
     if (mkdirat(dev, name, mode) != 0)
         return false;
-    int target = open_beneath(dev, name, O_PATH | O_DIRECTORY, kuapi::RESOLVE_NO_XDEV);
-    int mnt = target >= 0 ? new_filesystem(type, options, count, attrs) : -1;
-    bool ok = mnt >= 0 && attach_mount(mnt, target);
+    int mnt = new_filesystem(type, options, count, attrs);
+    bool ok = mnt >= 0 && attach_in_dev(mnt, dev, name);
     int err = errno;
     if (mnt >= 0)
         close(mnt);
-    if (target >= 0)
-        close(target);
     errno = err;
     return ok;
 }

@@ -9,28 +9,42 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exit_notice.h"
 #include "landlock.h"
+#include "launch.h"
 #include "mounts.h"
 #include "process.h"
+#include "raw.h"
 #include "report.h"
 #include "signals.h"
-#include "syscalls.h"
 
 namespace {
 
 constexpr const char *kDefaultHostname = "tartaros";
 
-/* One byte means the id maps are in place; EOF means the supervisor gave up or died. */
+/* One byte means the id maps are in place; EOF means the supervisor gave up or died. Raw:
+ * the supervisor runs C code on this memory until it has released init (raw.h). */
 void wait_for_release(int fd)
 {
     char go = 0;
-    ssize_t n;
+    long n;
     do
-        n = read(fd, &go, 1);
-    while (n < 0 && errno == EINTR);
-    close(fd);
+        n = raw_read(fd, &go, 1);
+    while (n == -EINTR);
+    raw_close(fd);
     if (n != 1)
         _exit(EXIT_STARTUP);
+}
+
+/* A new session without a controlling terminal (bubblewrap's --new-session), made by init
+ * so the command inherits it: TIOCSTI on the caller's terminal then fails with EPERM, and
+ * the terminal's signals (Ctrl-C) reach only the supervisor's process group, so the command
+ * gets each one exactly once, forwarded supervisor -> init -> command. The command keeps
+ * the terminal as its stdin/stdout/stderr. */
+void leave_terminal_session()
+{
+    if (setsid() < 0)
+        fail(EXIT_STARTUP, "cannot start a new session: setsid: %s", strerror(errno));
 }
 
 /* The mounts replace what the working directory's fd points to; the path is kept. */
@@ -59,18 +73,7 @@ void set_hostname(const run_ctx *ctx)
         warn("hostname %s not set: %s", name, strerror(errno));
 }
 
-pid_t start_command(const run_ctx *ctx)
-{
-    pid_t self = getpid();
-    pid_t pid = fork();
-    if (pid < 0)
-        fail(EXIT_STARTUP, "cannot start the command: fork: %s", strerror(errno));
-    if (pid == 0)
-        command_main(ctx, self);
-    return pid;
-}
-
-[[noreturn]] void reap_until_exit(pid_t command)
+[[noreturn]] void reap_until_exit(pid_t command, exit_notice *notice)
 {
     for (;;) {
         int status = 0;
@@ -79,8 +82,10 @@ pid_t start_command(const run_ctx *ctx)
             continue;
         if (pid < 0)
             _exit(EXIT_STARTUP);  /* ECHILD: cannot happen while the command is our child */
-        if (pid == command)
+        if (pid == command) {
+            exit_notice_post(notice, exit_code_of(status));
             _exit(exit_code_of(status));
+        }
     }
 }
 
@@ -97,12 +102,14 @@ int exit_code_of(int wait_status)
 
 void init_main(run_ctx *ctx, int release_fd, int status_fd)
 {
-    report_to_supervisor(status_fd);
-    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    raw_syscall6(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0);
     wait_for_release(release_fd);
+    report_to_supervisor(status_fd);
+    exit_notice_arm(ctx->exit_notice);
+    leave_terminal_session();
     if (!ctx->pid_ns)
         prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    ctx->cap_last = read_cap_last();
+    command_launch launch = launch_early(ctx);
     const char *cwd = working_directory();
     mount_tree *tree = ctx->mount_layer ? mounts_capture(ctx) : nullptr;
     landlock_check_paths(ctx);
@@ -110,14 +117,16 @@ void init_main(run_ctx *ctx, int release_fd, int status_fd)
         mounts_build(tree);
         return_to(cwd);
     }
+    /* Built while the early command may still be making the network namespace. */
+    int ruleset = landlock_build(ctx);
     if (ctx->clone_flags & CLONE_NEWUTS)
         set_hostname(ctx);
-    pid_t command = start_command(ctx);
+    pid_t command = launch_command(ctx, &launch, ruleset, cwd);
     /* From here on init holds nothing worth taking: no fds, no capabilities, not ptrace-able. */
     report_to_supervisor(-1);
-    sys_close_range(3, ~0u, 0);
+    close_fds_except(-1, -1);
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    signals_forward_to(command);
-    drop_capabilities(ctx->cap_last);
-    reap_until_exit(command);
+    signals_forward_to(command, FORWARD_FROM_INIT);
+    drop_capabilities(false);
+    reap_until_exit(command, ctx->exit_notice);
 }

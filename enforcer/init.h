@@ -1,10 +1,12 @@
 /* enforcer/init.h — the sandbox's init: PID 1 of the new PID namespace.
  *
- * Waits for the supervisor's release (the id maps are written), builds the mount tree,
- * sets the hostname, forks the command, then drops its own capabilities and only reaps and
- * forwards signals; it exits with the command's status (128+N for signal N). When it exits,
- * the kernel kills whatever is left in the namespace. PR_SET_PDEATHSIG ties it to the
- * supervisor.
+ * Starts a new session (no controlling terminal; the command inherits it), waits for the
+ * supervisor's release (the id maps are written), starts the command early when it is to make
+ * the network and IPC namespaces (launch.h), builds the mount tree and the Landlock ruleset,
+ * sets the hostname, lets the command run, then drops its own capabilities and only reaps and
+ * forwards signals; it posts the command's status (exit_notice.h) and exits with it (128+N
+ * for signal N). When it exits, the kernel kills whatever is left in the namespace.
+ * PR_SET_PDEATHSIG ties it to the supervisor.
  */
 #pragma once
 

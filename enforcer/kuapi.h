@@ -77,7 +77,6 @@ struct cap_data {
 constexpr uint32_t LINUX_CAPABILITY_VERSION_3 = 0x20080522u;
 constexpr int LINUX_CAPABILITY_U32S_3 = 2;
 constexpr int CAP_SETPCAP = 8;
-constexpr int CAP_LAST_CAP_FALLBACK = 63; /* when /proc/sys/kernel/cap_last_cap is unreadable */
 
 /* prctl(PR_SET_SECUREBITS) bits */
 constexpr unsigned SECBIT_NOROOT = 1u << 0;
@@ -88,6 +87,40 @@ constexpr unsigned SECBIT_KEEP_CAPS_LOCKED = 1u << 5;
 constexpr unsigned SECBIT_NO_CAP_AMBIENT_RAISE = 1u << 6;
 constexpr unsigned SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED = 1u << 7;
 
+/* statx(2): only the attribute words are read; the rest of the 256 bytes is left alone. */
+struct statx_buf {
+    uint32_t stx_mask;
+    uint32_t stx_blksize;
+    uint64_t stx_attributes;
+    uint32_t stx_nlink;
+    uint32_t stx_uid;
+    uint32_t stx_gid;
+    uint16_t stx_mode;
+    uint16_t spare0;
+    uint64_t stx_ino;
+    uint64_t stx_size;
+    uint64_t stx_blocks;
+    uint64_t stx_attributes_mask;
+    uint8_t rest[256 - 64];
+};
+constexpr unsigned STATX_TYPE = 0x1u;
+constexpr uint64_t STATX_ATTR_MOUNT_ROOT = 0x2000; /* Linux 5.8 */
+
+/* futex(2) and set_robust_list(2) */
+struct robust_list {
+    robust_list *next;
+};
+struct robust_list_head {
+    robust_list list;
+    long futex_offset;
+    robust_list *list_op_pending;
+};
+constexpr int FUTEX_WAIT = 0;
+constexpr int FUTEX_WAKE = 1;
+constexpr uint32_t FUTEX_WAITERS = 0x80000000u;
+constexpr uint32_t FUTEX_OWNER_DIED = 0x40000000u;
+constexpr uint32_t FUTEX_TID_MASK = 0x3fffffffu;
+
 /* getdents64(2) */
 struct linux_dirent64 {
     uint64_t d_ino;
@@ -96,6 +129,9 @@ struct linux_dirent64 {
     uint8_t d_type;
     char d_name[];
 };
+constexpr uint8_t DT_UNKNOWN_TYPE = 0;
+constexpr uint8_t DT_DIR_TYPE = 4;
+constexpr uint8_t DT_LNK_TYPE = 10;
 
 }  // namespace kuapi
 
@@ -108,3 +144,6 @@ static_assert(sizeof(kuapi::landlock_path_beneath_attr) == 12, "packed path_bene
 static_assert(sizeof(kuapi::cap_header) == 8, "cap_user_header_t");
 static_assert(sizeof(kuapi::cap_data) == 12, "cap_user_data_t");
 static_assert(offsetof(kuapi::linux_dirent64, d_name) == 19, "struct linux_dirent64");
+static_assert(sizeof(kuapi::statx_buf) == 256, "struct statx");
+static_assert(sizeof(kuapi::robust_list_head) == 24, "struct robust_list_head");
+static_assert(offsetof(kuapi::statx_buf, stx_attributes_mask) == 56, "struct statx attributes_mask");

@@ -39,21 +39,53 @@ uint64_t handled_fs(const run_ctx *ctx)
            origin_text(r->origin.line, r->origin.col, origin, sizeof origin), what, strerror(err));
 }
 
-/* Grants `access` beneath the open file `fd`, masked to what the kernel handles and, for a
- * non-directory, to the rights that apply to files. */
-void add_rule(const run_ctx *ctx, int ruleset, const tp_landlock_path *r, int fd, uint64_t access)
+/* What a file is, as far as its rights go: from getdents64's d_type when it says, else fstat. */
+enum file_kind { KIND_UNKNOWN, KIND_DIR, KIND_OTHER };
+
+file_kind kind_of_entry(uint8_t d_type)
+{
+    if (d_type == kuapi::DT_DIR_TYPE)
+        return KIND_DIR;
+    return d_type == kuapi::DT_UNKNOWN_TYPE ? KIND_UNKNOWN : KIND_OTHER;
+}
+
+bool grant(int ruleset, int fd, uint64_t access)
+{
+    kuapi::landlock_path_beneath_attr attr = {access, fd};
+    return access == 0 || sys_landlock_add_rule(ruleset, kuapi::LANDLOCK_RULE_PATH_BENEATH, &attr, 0) == 0;
+}
+
+/* `access` masked to what the kernel handles and, for a non-directory, to file rights. */
+uint64_t rights_for(const run_ctx *ctx, uint64_t access, file_kind kind)
+{
+    access &= handled_fs(ctx);
+    return kind == KIND_DIR ? access : access & TP_LL_FS_FILE_RIGHTS;
+}
+
+/* Grants `access` beneath the open file `fd`; `kind` from fstat when unknown. */
+void add_rule(const run_ctx *ctx, int ruleset, const tp_landlock_path *r, int fd, uint64_t access, file_kind kind)
 {
     struct stat st;
-    if (fstat(fd, &st) != 0)
+    if (kind == KIND_UNKNOWN && fstat(fd, &st) != 0)
         refuse_rule(ctx, r, "fstat", errno);
-    access &= handled_fs(ctx);
-    if (!S_ISDIR(st.st_mode))
-        access &= TP_LL_FS_FILE_RIGHTS;
-    if (access == 0)
-        return;
-    kuapi::landlock_path_beneath_attr attr = {access, fd};
-    if (sys_landlock_add_rule(ruleset, kuapi::LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0)
+    if (kind == KIND_UNKNOWN)
+        kind = S_ISDIR(st.st_mode) ? KIND_DIR : KIND_OTHER;
+    if (!grant(ruleset, fd, rights_for(ctx, access, kind)))
         refuse_rule(ctx, r, "landlock_add_rule", errno);
+}
+
+/* An entry of a listing, its kind from d_type. One listed as a directory that is no longer
+ * one (EINVAL: directory rights on a file) is looked at again with fstat. */
+void add_entry_rule(const run_ctx *ctx, int ruleset, const tp_landlock_path *r, int fd, uint8_t d_type)
+{
+    file_kind kind = kind_of_entry(d_type);
+    if (kind != KIND_DIR)
+        return add_rule(ctx, ruleset, r, fd, r->access, kind);
+    if (grant(ruleset, fd, rights_for(ctx, r->access, KIND_DIR)))
+        return;
+    if (errno != EINVAL)
+        refuse_rule(ctx, r, "landlock_add_rule", errno);
+    add_rule(ctx, ruleset, r, fd, r->access, KIND_UNKNOWN);
 }
 
 /* Whether `name` is one of the '/'-separated names of `list`. */
@@ -69,30 +101,65 @@ bool name_in_list(const char *name, const char *list)
     return false;
 }
 
-/* One rule per entry of the directory `dir`, except `.`, `..`, symlinks and the excepted. */
+/* The entries' fds, closed together: close_range on each run of consecutive numbers (they
+ * are handed out lowest first, so usually one run) instead of a close per entry. Only fds
+ * opened here are in it, so a run never holds anyone else's. */
+struct fd_batch {
+    int fds[64];
+    int count;
+};
+
+void close_batch(fd_batch *b)
+{
+    for (int i = 1; i < b->count; i++)  /* insertion sort: at most 64, nearly sorted */
+        for (int j = i; j > 0 && b->fds[j - 1] > b->fds[j]; j--) {
+            int t = b->fds[j];
+            b->fds[j] = b->fds[j - 1];
+            b->fds[j - 1] = t;
+        }
+    for (int i = 0; i < b->count;) {
+        int j = i;
+        while (j + 1 < b->count && b->fds[j + 1] == b->fds[j] + 1)
+            j++;
+        sys_close_range((unsigned)b->fds[i], (unsigned)b->fds[j], 0);
+        i = j + 1;
+    }
+    b->count = 0;
+}
+
+void keep_for_batch(fd_batch *b, int fd)
+{
+    b->fds[b->count++] = fd;
+    if (b->count == (int)(sizeof b->fds / sizeof b->fds[0]))
+        close_batch(b);
+}
+
+/* One rule per entry of the directory `dir`, except `.`, `..`, symlinks and the excepted.
+ * d_type saves an fstat per entry and skips symlinks without opening them; an entry that
+ * became a symlink after the listing is opened O_NOFOLLOW, so a rule on it covers nothing. */
 void add_expanded_rules(const run_ctx *ctx, int ruleset, const tp_landlock_path *r, int dir)
 {
     static char buf[32768];
+    fd_batch opened = {};
     const char *except = tp_plan_str(ctx->plan, r->except);
     for (;;) {
         long n = sys_getdents64(dir, buf, sizeof buf);
         if (n < 0)
             refuse_rule(ctx, r, "getdents64", errno);
         if (n == 0)
-            return;
+            return close_batch(&opened);
         for (long off = 0; off < n;) {
             const kuapi::linux_dirent64 *d = (const kuapi::linux_dirent64 *)(buf + off);
             off += d->d_reclen;
             const char *name = d->d_name;
-            if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || name_in_list(name, except))
+            if (d->d_type == kuapi::DT_LNK_TYPE || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+                name_in_list(name, except))
                 continue;
             int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
             if (fd < 0)
                 continue;  /* removed since the listing: nothing to grant */
-            struct stat st;
-            if (fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode))
-                add_rule(ctx, ruleset, r, fd, r->access);
-            close(fd);
+            add_entry_rule(ctx, ruleset, r, fd, d->d_type);
+            keep_for_batch(&opened, fd);
         }
     }
 }
@@ -100,7 +167,7 @@ void add_expanded_rules(const run_ctx *ctx, int ruleset, const tp_landlock_path 
 void add_path_rule(const run_ctx *ctx, int ruleset, const tp_landlock_path *r)
 {
     bool expand = r->kind == TP_LL_EXPAND;
-    int fd = open(rule_path(ctx, r), (expand ? O_RDONLY | O_DIRECTORY : O_PATH) | O_CLOEXEC);
+    int fd = open_cloexec(rule_path(ctx, r), expand ? O_RDONLY | O_DIRECTORY : O_PATH);
     if (fd < 0 && errno == ENOENT && (r->flags & TP_MNTF_OPTIONAL))
         return;
     if (fd < 0)
@@ -108,7 +175,7 @@ void add_path_rule(const run_ctx *ctx, int ruleset, const tp_landlock_path *r)
     if (expand)
         add_expanded_rules(ctx, ruleset, r, fd);
     else
-        add_rule(ctx, ruleset, r, fd, r->access);
+        add_rule(ctx, ruleset, r, fd, r->access, KIND_UNKNOWN);
     close(fd);
 }
 
@@ -140,8 +207,8 @@ void landlock_check_paths(const run_ctx *ctx)
     for (uint32_t i = 0; i < ctx->plan->landlock_path_count; i++) {
         const tp_landlock_path *r = &ctx->plan->landlock_paths[i];
         struct stat st;
-        if (stat(rule_path(ctx, r), &st) == 0 || (errno == ENOENT && (r->flags & TP_MNTF_OPTIONAL)))
-            continue;
+        if ((r->flags & TP_MNTF_OPTIONAL) || stat(rule_path(ctx, r), &st) == 0)
+            continue;  /* an optional path is looked at only when its rule is added */
         refuse_rule(ctx, r, "stat", errno);
     }
 }

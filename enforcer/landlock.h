@@ -22,9 +22,10 @@ uint64_t landlock_fs_rights(unsigned abi);
 /* Init, before anything irreversible: refuses when a non-optional rule path is absent. */
 void landlock_check_paths(const run_ctx *ctx);
 
-/* Command: creates the ruleset and adds every rule (before capabilities are dropped, so the
- * rule paths are opened with the caller's full access). Returns the ruleset fd, or -1 when
- * Landlock is not applied. Refuses (78) when a rule cannot be added. */
+/* Init, once the mount tree is final: creates the ruleset and adds every rule (before any
+ * capability is dropped, so the rule paths are opened with the caller's full access). Returns
+ * the ruleset fd, which the command inherits, or -1 when Landlock is not applied. Refuses
+ * (78) when a rule cannot be added. */
 int landlock_build(const run_ctx *ctx);
 
 /* Command: landlock_restrict_self (no_new_privs must be set already). */

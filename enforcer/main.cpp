@@ -6,14 +6,19 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "context.h"
 #include "plan_reader.h"
 #include "preflight.h"
 #include "report.h"
 #include "supervisor.h"
+#include "syscalls.h"
 
 namespace {
 
@@ -60,12 +65,37 @@ arguments parse_arguments(int argc, char **argv)
     return args;
 }
 
-/* Reads the whole plan; refuses when it cannot be read or exceeds the format's limit. */
-uint32_t read_plan(const char *path)
+/* The absolute, symlink-free path of the open file `fd` (the kernel's name for it), or
+ * `given` made absolute against the working directory when /proc cannot say. Taken before
+ * anything changes the working directory. */
+const char *absolute_path_of(int fd, const char *given)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    static char path[PATH_MAX];
+    char link[32];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, path, sizeof path - 1);
+    if (n > 0 && path[0] == '/') {
+        path[n] = '\0';
+        return path;
+    }
+    if (given[0] == '/' || getcwd(path, sizeof path - 1) == nullptr)
+        return given;
+    return arena_concat3(path, "/", given);
+}
+
+/* Reads the whole plan; refuses when it cannot be read or exceeds the format's limit.
+ * Records which file it was, so that init can make it read-only in the sandbox. */
+uint32_t read_plan(const char *path, plan_identity *file)
+{
+    int fd = open_cloexec(path, O_RDONLY);
     if (fd < 0)
         refuse("cannot open plan %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        refuse("cannot read plan %s: %s", path, strerror(errno));
+    file->path = arena_strdup(absolute_path_of(fd, path));
+    file->dev = st.st_dev;
+    file->ino = st.st_ino;
     size_t total = 0;
     for (;;) {
         ssize_t n = read(fd, g_plan_bytes + total, sizeof g_plan_bytes - total);
@@ -83,9 +113,9 @@ uint32_t read_plan(const char *path)
     return (uint32_t)total;
 }
 
-void load_plan(const char *path)
+void load_plan(const char *path, plan_identity *file)
 {
-    uint32_t size = read_plan(path);
+    uint32_t size = read_plan(path, file);
     char reason[256];
     if (tp_plan_open(g_plan_bytes, size, &g_plan, reason, sizeof reason) != 0)
         refuse("invalid plan %s: %s", path, reason);
@@ -108,9 +138,8 @@ int main(int argc, char **argv)
 {
     ensure_standard_fds();
     arguments args = parse_arguments(argc, argv);
-    load_plan(args.plan_path);
-
     run_ctx ctx = {};
+    load_plan(args.plan_path, &ctx.plan_file);
     ctx.plan = &g_plan;
     ctx.plan_path = args.plan_path;
     ctx.strict = args.strict;

@@ -8,9 +8,15 @@ void materialize_targets(mount_tree *t);
 void step_pin(mount_tree *t, const tp_mount *m);
 void step_write_deny(mount_tree *t, const tp_mount *m);
 void step_mask(mount_tree *t, const tp_mount *m);
+/* deny_links.cpp: after the last step, masks the symlinks the deny steps met. */
+void mask_symlinks_met(mount_tree *t);
 
 /* devfs.cpp: the kernel filesystems the sandbox gets fresh instances of. */
 void capture_dev_nodes(int (&fds)[kDevNodeCount]);
 void step_dev(mount_tree *t, const tp_mount *m, captured_source *c);
 void step_proc(mount_tree *t, const tp_mount *m);
 void step_tmpfs(mount_tree *t, const tp_mount *m);
+
+/* plan_guard.cpp: after the last step, the plan file this run reads is made read-only where
+ * the sandbox could otherwise write it. */
+void protect_running_plan(mount_tree *t);

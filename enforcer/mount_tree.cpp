@@ -117,6 +117,14 @@ bool set_mount_attrs(int mount_fd, uint64_t attrs, bool recursive)
     return sys_mount_setattr(mount_fd, "", flags, &attr) == 0;
 }
 
+bool is_mount_root(int fd)
+{
+    kuapi::statx_buf stx;
+    if (sys_statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, kuapi::STATX_TYPE, &stx) != 0)
+        return false;
+    return (stx.stx_attributes_mask & stx.stx_attributes & kuapi::STATX_ATTR_MOUNT_ROOT) != 0;
+}
+
 void register_tmpfs(mount_tree *t, const char *path, int fd, bool seal)
 {
     if (t->tmpfs_count == t->tmpfs_capacity) {

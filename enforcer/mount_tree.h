@@ -27,6 +27,14 @@ struct made_tmpfs {
     bool seal;         /* made read-only once every step has run */
 };
 
+/* A symlink met on the way to a deny target, masked once every step has run. */
+struct deferred_mask {
+    const tp_mount *step;  /* the step that met it, for messages */
+    const char *anchor;
+    const char *rel;       /* the symlink, below the anchor */
+    deferred_mask *next;
+};
+
 struct mount_tree {
     const run_ctx *ctx;
     int host_root;     /* O_PATH of "/" as it was before any step */
@@ -37,6 +45,8 @@ struct mount_tree {
     made_tmpfs *tmpfs;
     uint32_t tmpfs_count;
     uint32_t tmpfs_capacity;
+    deferred_mask *symlink_masks;  /* in the order met */
+    deferred_mask *symlink_masks_tail;
 };
 
 /* The step's target path in the sandbox. */
@@ -64,6 +74,10 @@ int new_filesystem(const char *type, const fs_option *options, size_t count, uin
 int clone_mount(int fd);  /* detached recursive clone of the mount tree at fd */
 bool attach_mount(int mount_fd, int target_fd);
 bool set_mount_attrs(int mount_fd, uint64_t attrs, bool recursive);
+
+/* Whether `fd` is the root of a mount. Its name in the mount above is then a mountpoint,
+ * which cannot be renamed or removed (EBUSY): it needs no pin. False when unknown. */
+bool is_mount_root(int fd);
 
 /* Registers a tmpfs the enforcer mounted at `path`. */
 void register_tmpfs(mount_tree *t, const char *path, int fd, bool seal);

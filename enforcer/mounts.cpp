@@ -188,11 +188,11 @@ mount_tree *mounts_capture(const run_ctx *ctx)
     t->ctx = ctx;
     if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
         fail(EXIT_STARTUP, "cannot make the sandbox's mounts private: %s", strerror(errno));
-    t->host_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    t->host_root = open_cloexec("/", O_PATH | O_DIRECTORY);
     if (t->host_root < 0)
         fail(EXIT_STARTUP, "cannot open /: %s", strerror(errno));
     t->root = t->host_root;
-    t->devnull = open("/dev/null", O_PATH | O_CLOEXEC);
+    t->devnull = open_cloexec("/dev/null", O_PATH);
     capture_sources(t);
     return t;
 }
@@ -202,7 +202,9 @@ void mounts_build(mount_tree *t)
     materialize_targets(t);
     for (uint32_t i = 0; i < t->ctx->plan->mount_count; i++)
         run_step(t, i);
+    mask_symlinks_met(t);
     seal_tmpfs(t);
+    protect_running_plan(t);
     if (t->staged)
         enter_new_root(t);
     close_captured(t);

@@ -47,6 +47,40 @@ struct walk_result {
  * caller closes result.fd. */
 walk_result walk_beneath(int anchor_fd, const char *rel);
 
+/* Following symlinks beneath an anchor, the way openat2(RESOLVE_BENEATH) does, but keeping
+ * the symlink-free path of what is reached and every symlink met on the way: a deny whose
+ * path crosses a symlink protects the object the symlink leads to (and its directories),
+ * not just the name. */
+constexpr int kMaxFollowedSymlinks = 40;  /* the kernel's MAXSYMLINKS */
+
+enum follow_end {
+    FOLLOW_FOUND,    /* `path` exists */
+    FOLLOW_MISSING,  /* `path` does not exist; its first `existing_len` bytes do */
+    FOLLOW_OUTSIDE,  /* it cannot be followed beneath the anchor; `why` says where it stops */
+    FOLLOW_FAILED    /* a system call failed: `error` */
+};
+
+struct met_symlink {
+    const char *path;    /* the symlink itself, symlink-free, below the anchor */
+    const char *target;  /* its contents */
+};
+
+struct followed_path {
+    follow_end end;
+    const char *path;   /* FOUND/MISSING: symlink-free, below the anchor ("" = the anchor) */
+    size_t existing_len;
+    const char *why;    /* OUTSIDE */
+    int error;          /* FAILED */
+    met_symlink links[kMaxFollowedSymlinks];
+    int link_count;
+};
+
+/* Resolves `rel` below `anchor_fd`, following relative symlinks that stay beneath it (an
+ * absolute target or a ".." above the anchor is OUTSIDE); every component is opened with
+ * open_beneath, never through a symlink. A FOUND result is checked against the kernel's own
+ * openat2(anchor_fd, rel, RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS). Strings are arena copies. */
+followed_path follow_beneath(int anchor_fd, const char *rel);
+
 /* Creates what is missing of `rel` below `dirfd` (directories 0755, the last component a
  * directory or an empty 0644 file) without following symlinks; `extra_resolve` adds
  * RESOLVE_* bits (RESOLVE_NO_XDEV keeps the walk on one mount). Returns an O_PATH fd of the

@@ -15,6 +15,7 @@
 #include "mount_tree.h"
 #include "paths.h"
 #include "report.h"
+#include "syscalls.h"
 
 namespace {
 
@@ -215,7 +216,7 @@ void lose_namespaces(run_ctx *ctx, loss_list *losses, unsigned long lost, const 
 
 bool read_sysctl_is_zero(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_cloexec(path, O_RDONLY);
     if (fd < 0)
         return false;
     char c = 0;
@@ -253,9 +254,8 @@ void decide_namespaces(run_ctx *ctx, loss_list *losses)
         ctx->clone_flags |= CLONE_NEWUSER;  /* an unprivileged caller needs it for any other */
     ctx->mount_layer = (ctx->clone_flags & CLONE_NEWNS) && plan->mount_count > 0;
     ctx->pid_ns = (ctx->clone_flags & CLONE_NEWPID) != 0;
-    const char *why = (ctx->clone_flags & CLONE_NEWUSER) ? userns_unavailable_reason(ctx) : nullptr;
-    if (why != nullptr)
-        lose_namespaces(ctx, losses, ctx->caller_is_root ? CLONE_NEWUSER : ctx->clone_flags, why);
+    /* Whether user namespaces are allowed is learned from clone itself (degrade_namespaces):
+     * the sysctls are read only to explain a refusal. */
     if (ctx->mount_layer && !kernel_has_mount_api())
         lose_mount_layer(ctx, losses, "the kernel lacks openat2 or mount_setattr (Linux 5.12 or later)");
 }
@@ -274,8 +274,16 @@ void preflight(run_ctx *ctx)
 void degrade_namespaces(run_ctx *ctx, const char *reason)
 {
     loss_list losses = {};
-    const char *why = arena_strdup(reason);
+    const char *sysctl = (ctx->clone_flags & CLONE_NEWUSER) ? userns_unavailable_reason(ctx) : nullptr;
+    const char *why = sysctl ? sysctl : arena_strdup(reason);
     bool root_keeps_others = ctx->caller_is_root && (ctx->clone_flags & CLONE_NEWUSER);
     lose_namespaces(ctx, &losses, root_keeps_others ? CLONE_NEWUSER : ctx->clone_flags, why);
+    settle(ctx, &losses);
+}
+
+void degrade_namespaces_late(run_ctx *ctx, unsigned long lost, const char *reason)
+{
+    loss_list losses = {};
+    lose_namespaces(ctx, &losses, lost, arena_strdup(reason));
     settle(ctx, &losses);
 }

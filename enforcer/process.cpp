@@ -84,15 +84,6 @@ const char *env_lookup(char **envp, const char *name)
     return nullptr;
 }
 
-/* Closes every fd from 3 up except `keep` (the status pipe, close-on-exec). */
-void close_inherited_fds(int keep)
-{
-    if (keep > 3 && sys_close_range(3, (unsigned)keep - 1, 0) != 0)
-        fail(EXIT_STARTUP, "close_range: %s", strerror(errno));
-    if (sys_close_range((unsigned)keep + 1, ~0u, 0) != 0)
-        fail(EXIT_STARTUP, "close_range: %s", strerror(errno));
-}
-
 [[noreturn]] void exec_failed(const char *file, int err)
 {
     fail(err == ENOENT || err == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC, "%s: %s", file, strerror(err));
@@ -172,11 +163,15 @@ bool holds_any_capability()
 
 /* Bounding set and securebits need CAP_SETPCAP: a caller without it (no user namespace,
  * not root) holds no capability to lose, and no_new_privs keeps it that way. */
-void drop_bounding_set_and_lock(int cap_last)
+void drop_bounding_set_and_lock()
 {
-    for (int cap = 0; cap <= cap_last; cap++)
-        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
-            fail(EXIT_STARTUP, "cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
+    for (int cap = 0; cap < 64; cap++) {
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+            continue;
+        if (errno == EINVAL)
+            break;  /* past the kernel's last capability: no need to read cap_last_cap */
+        fail(EXIT_STARTUP, "cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
+    }
     unsigned bits = kuapi::SECBIT_NOROOT | kuapi::SECBIT_NOROOT_LOCKED | kuapi::SECBIT_NO_SETUID_FIXUP |
                     kuapi::SECBIT_NO_SETUID_FIXUP_LOCKED | kuapi::SECBIT_KEEP_CAPS_LOCKED |
                     kuapi::SECBIT_NO_CAP_AMBIENT_RAISE | kuapi::SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
@@ -186,21 +181,25 @@ void drop_bounding_set_and_lock(int cap_last)
 
 }  // namespace
 
-int read_cap_last()
+void close_fds_except(int keep_a, int keep_b)
 {
-    int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
-    char buf[16] = {};
-    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    int value = n > 0 ? atoi(buf) : 0;
-    return value > 0 && value < 64 ? value : kuapi::CAP_LAST_CAP_FALLBACK;
+    const int keep[2] = {keep_a < keep_b ? keep_a : keep_b, keep_a < keep_b ? keep_b : keep_a};
+    unsigned from = 3;
+    for (int fd : keep) {
+        if (fd < (int)from)
+            continue;
+        if (fd > (int)from && sys_close_range(from, (unsigned)fd - 1, 0) != 0)
+            fail(EXIT_STARTUP, "close_range: %s", strerror(errno));
+        from = (unsigned)fd + 1;
+    }
+    if (sys_close_range(from, ~0u, 0) != 0)
+        fail(EXIT_STARTUP, "close_range: %s", strerror(errno));
 }
 
-void drop_capabilities(int cap_last)
+void drop_capabilities(bool before_exec)
 {
-    if (has_capability(kuapi::CAP_SETPCAP))
-        drop_bounding_set_and_lock(cap_last);
+    if (before_exec && has_capability(kuapi::CAP_SETPCAP))
+        drop_bounding_set_and_lock();
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
         fail(EXIT_STARTUP, "cannot clear the ambient capabilities: %s", strerror(errno));
     kuapi::cap_header header = {kuapi::LINUX_CAPABILITY_VERSION_3, 0};
@@ -209,15 +208,14 @@ void drop_capabilities(int cap_last)
         fail(EXIT_STARTUP, "cannot drop capabilities: %s", strerror(errno));
 }
 
-void command_main(const run_ctx *ctx, pid_t init_pid)
+void command_main(const run_ctx *ctx, pid_t init_pid, int ruleset)
 {
     signals_restore_defaults();
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != init_pid)
         _exit(EXIT_STARTUP);  /* init is gone: nobody is left to report to */
     char **envp = build_environment(ctx->plan);
-    close_inherited_fds(report_fd());
-    int ruleset = landlock_build(ctx);
-    drop_capabilities(ctx->cap_last);
+    close_fds_except(report_fd(), ruleset);
+    drop_capabilities(true);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         fail(EXIT_STARTUP, "no_new_privs: %s", strerror(errno));
     landlock_enforce(ruleset);

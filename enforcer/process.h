@@ -1,9 +1,9 @@
 /* enforcer/process.h — the command process (PID 2) and the credentials every sandboxed
  * process gives up.
  *
- * Order in the command, after init forked it: parent-death signal, environment, inherited
- * fds closed, Landlock ruleset built (paths opened while the caller's access still holds),
- * capabilities dropped, no_new_privs, Landlock restrict_self, exec with a PATH search.
+ * Order in the command, after init started it: parent-death signal, environment, inherited
+ * fds closed (but the status pipe and the Landlock ruleset init built), capabilities
+ * dropped, no_new_privs, Landlock restrict_self, exec with a PATH search.
  */
 #pragma once
 
@@ -11,13 +11,15 @@
 
 #include "context.h"
 
-/* The value of /proc/sys/kernel/cap_last_cap (read before /proc is replaced). */
-int read_cap_last();
+/* Closes every fd from 3 up except `keep_a` and `keep_b` (-1: none). */
+void close_fds_except(int keep_a, int keep_b);
 
-/* Drops every capability: bounding set, ambient set, then effective/permitted/inheritable,
- * with SECBIT_NOROOT and friends locked so that exec cannot regain any. Fails (125) when a
- * capability is still held afterwards. */
-void drop_capabilities(int cap_last);
+/* Drops every capability: ambient, effective, permitted and inheritable, and — when the
+ * process will exec — the bounding set, with SECBIT_NOROOT and friends locked so that exec
+ * cannot regain any. Init never executes anything, so it skips the bounding set (a syscall per
+ * capability). Fails (125) when a capability is still held afterwards. */
+void drop_capabilities(bool before_exec);
 
-/* Runs in the child init forked; `init_pid` is init's pid as the child sees its parent. */
-[[noreturn]] void command_main(const run_ctx *ctx, pid_t init_pid);
+/* Runs in the child init started; `init_pid` is init's pid as the child sees its parent,
+ * `ruleset` the Landlock ruleset to enforce (-1: none). */
+[[noreturn]] void command_main(const run_ctx *ctx, pid_t init_pid, int ruleset);

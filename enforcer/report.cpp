@@ -5,9 +5,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
-#include "arena.h"
+#include "raw.h"
 
 namespace {
 
@@ -43,12 +44,13 @@ void write_all(int fd, const char *buf, size_t len)
     }
 }
 
+/* Supervisor side, while init runs on the same memory: raw reads (raw.h). */
 bool read_all(int fd, void *buf, size_t len)
 {
     char *p = (char *)buf;
     while (len > 0) {
-        ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR)
+        long n = raw_read(fd, p, len);
+        if (n == -EINTR)
             continue;
         if (n <= 0)
             return false;
@@ -93,11 +95,21 @@ void send_record(const record_header &h, const char *a, const char *b)
     _exit(code);
 }
 
+/* Not from the arena, which init is using at the same time: a mapping of its own (raw), for
+ * a record that is rare (an absent deny target without materialize). */
 void keep_synthetic(sandbox_outcome *out, const record_header &h, const char *payload)
 {
-    synthetic_mountpoint *s = (synthetic_mountpoint *)arena_alloc(sizeof *s);
-    s->anchor = arena_strndup(payload, h.len_a);
-    s->rel = arena_strndup(payload + h.len_a, h.len_b);
+    size_t size = sizeof(synthetic_mountpoint) + h.len_a + h.len_b + 2;
+    long mem = raw_syscall6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem < 0)
+        return;  /* out of memory: the synthetic file stays (an empty file) */
+    synthetic_mountpoint *s = (synthetic_mountpoint *)mem;
+    char *strings = (char *)(s + 1);
+    memcpy(strings, payload, h.len_a);
+    memcpy(strings + h.len_a + 1, payload + h.len_a, h.len_b);
+    strings[h.len_a] = strings[h.len_a + 1 + h.len_b] = '\0';
+    s->anchor = strings;
+    s->rel = strings + h.len_a + 1;
     s->dev = (dev_t)h.dev;
     s->ino = (ino_t)h.ino;
     s->next = out->synthetic;

@@ -1,21 +1,32 @@
 /* enforcer/signals.cpp — forwarding handlers shared by the supervisor and init. */
 #include "signals.h"
 
-#include <errno.h>
 #include <signal.h>
+
+#include "raw.h"
 
 namespace {
 
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
 
-volatile sig_atomic_t g_forward_to = 0;
+/* One target per forwarder: the supervisor and init share their memory (CLONE_VM). */
+volatile sig_atomic_t g_target[2] = {0, 0};
 
-void forward(int sig)
+/* kill(2) without errno: the handler may interrupt C code of another process on this memory. */
+void forward(int sig, forwarder from)
 {
-    int saved = errno;
-    if (g_forward_to > 0)
-        kill((pid_t)g_forward_to, sig);
-    errno = saved;
+    if (g_target[from] > 0)
+        raw_syscall2(SYS_kill, g_target[from], sig);
+}
+
+void forward_from_supervisor(int sig)
+{
+    forward(sig, FORWARD_FROM_SUPERVISOR);
+}
+
+void forward_from_init(int sig)
+{
+    forward(sig, FORWARD_FROM_INIT);
 }
 
 sigset_t forwarded_set()
@@ -45,17 +56,16 @@ void signals_block_forwarded()
     sigprocmask(SIG_BLOCK, &set, nullptr);
 }
 
-void signals_forward_to(pid_t pid)
+void signals_forward_to(pid_t pid, forwarder from)
 {
-    g_forward_to = pid;
-    set_handlers(forward);
+    g_target[from] = pid;
+    set_handlers(from == FORWARD_FROM_SUPERVISOR ? forward_from_supervisor : forward_from_init);
     sigset_t set = forwarded_set();
     sigprocmask(SIG_UNBLOCK, &set, nullptr);
 }
 
 void signals_restore_defaults()
 {
-    g_forward_to = 0;
     set_handlers(SIG_DFL);
     sigset_t none;
     sigemptyset(&none);

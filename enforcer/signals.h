@@ -11,8 +11,11 @@
 /* Blocks the forwarded signals in the calling process (inherited by clone and fork). */
 void signals_block_forwarded();
 
+/* Who forwards: each has its own target, as the two share memory. */
+enum forwarder { FORWARD_FROM_SUPERVISOR = 0, FORWARD_FROM_INIT = 1 };
+
 /* Forwards every forwarded signal to `pid` from now on, then unblocks them. */
-void signals_forward_to(pid_t pid);
+void signals_forward_to(pid_t pid, forwarder from);
 
 /* In a freshly created child: default dispositions, nothing blocked. */
 void signals_restore_defaults();

@@ -7,13 +7,17 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exit_notice.h"
 #include "init.h"
+#include "launch.h"
 #include "paths.h"
 #include "preflight.h"
+#include "raw.h"
 #include "report.h"
 #include "signals.h"
 #include "syscalls.h"
@@ -39,17 +43,44 @@ bool userns_refused(int err)
     return err == EPERM || err == EINVAL || err == ENOSPC || err == EUSERS || err == EACCES;
 }
 
+/* What init starts from; static, as init reads it after spawn_init has returned. */
+struct init_start {
+    run_ctx *ctx;
+    pipe_fds release;
+    pipe_fds status;
+};
+init_start g_init_start;
+
+int init_entry(void *arg)
+{
+    const init_start *start = (const init_start *)arg;
+    raw_close(start->release.write_end);  /* raw: the supervisor runs on this memory too */
+    raw_close(start->status.read_end);
+    init_main(start->ctx, start->release.read_end, start->status.write_end);
+}
+
+/* Init's stack, with a guard page below it. */
+char *init_stack_top()
+{
+    constexpr size_t kSize = 256u << 10, kGuard = 4096;
+    void *base = mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (base == MAP_FAILED || mprotect(base, kGuard, PROT_NONE) != 0)
+        fail(EXIT_STARTUP, "cannot map init's stack: %s", strerror(errno));
+    return (char *)base + kSize;
+}
+
 /* Creates init in the chosen namespaces; when the kernel refuses them, degrades (or refuses
- * under --strict) and tries again with fewer. */
+ * under --strict) and tries again with fewer. Init shares the supervisor's memory (CLONE_VM):
+ * no page tables to copy and no new address space to switch to, which on a virtual machine
+ * is most of what a fork costs. How the two keep out of each other's way: raw.h. */
 pid_t spawn_init(run_ctx *ctx, pipe_fds release, pipe_fds status)
 {
+    char *stack = init_stack_top();
+    g_init_start = {ctx, release, status};
     for (;;) {
-        pid_t pid = sys_clone_process(ctx->clone_flags);
-        if (pid == 0) {
-            close(release.write_end);
-            close(status.read_end);
-            init_main(ctx, release.read_end, status.write_end);
-        }
+        /* The network and IPC namespaces are made by init, in parallel with the mount tree. */
+        unsigned long flags = (ctx->clone_flags & ~kLateNamespaces) | CLONE_VM | SIGCHLD;
+        pid_t pid = clone(init_entry, stack, (int)flags, &g_init_start);
         if (pid > 0)
             return pid;
         int err = errno;
@@ -66,7 +97,7 @@ bool write_file(pid_t pid, const char *name, const char *text)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    int fd = open_cloexec(path, O_WRONLY);
     if (fd < 0)
         return false;
     size_t len = strlen(text);
@@ -98,20 +129,20 @@ const char *write_id_maps(const run_ctx *ctx, pid_t pid)
     return nullptr;
 }
 
-int wait_for(pid_t pid)
+/* Raw (raw.h): init may still be running. The wait status, or -1 with *err set. */
+int wait_for(pid_t pid, int *err)
 {
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return status;
+    long ret = raw_waitpid(pid, &status);
+    *err = ret < 0 ? (int)-ret : 0;
+    return ret < 0 ? -1 : status;
 }
 
 /* Removes a synthetic mountpoint on the host, only if it is still the empty regular file
  * the sandbox made: same device and inode, size 0, reached without following a symlink. */
 void remove_synthetic(const synthetic_mountpoint *s)
 {
-    int anchor = open(s->anchor, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int anchor = open_cloexec(s->anchor, O_PATH | O_DIRECTORY);
     if (anchor < 0)
         return;
     const char *slash = strrchr(s->rel, '/');
@@ -137,29 +168,40 @@ int run_supervisor(run_ctx *ctx)
 {
     pipe_fds release = make_pipe();
     pipe_fds status = make_pipe();
+    ctx->exit_notice = exit_notice_create();
     signals_block_forwarded();
     pid_t init = spawn_init(ctx, release, status);
     close(release.read_end);
     close(status.write_end);
-    signals_forward_to(init);
+    signals_forward_to(init, FORWARD_FROM_SUPERVISOR);
     if (ctx->clone_flags & CLONE_NEWUSER) {
         const char *what = write_id_maps(ctx, init);
         if (what != nullptr) {
-            int err = errno;
+            int err = errno, ignored;
             kill(init, SIGKILL);
-            wait_for(init);
+            wait_for(init, &ignored);
             fail(EXIT_STARTUP, "cannot write the sandbox's %s: %s", what, strerror(err));
         }
     }
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     if (write(release.write_end, "1", 1) != 1)
         fail(EXIT_STARTUP, "cannot release the sandbox: %s", strerror(errno));
-    close(release.write_end);
+    /* From the release on, init runs C code on this memory: raw calls only until it is gone. */
+    raw_close(release.write_end);
 
     sandbox_outcome outcome = {};
     read_sandbox_outcome(status.read_end, &outcome);
-    close(status.read_end);
-    int wait_status = wait_for(init);
+    raw_close(status.read_end);
+    /* The command runs. Once init posts its exit code, return it without waiting for init's
+     * namespaces to be torn down (as bubblewrap does): init is exiting, which kills whatever
+     * is left in its PID namespace. Synthetic mountpoints are removed only once the sandbox
+     * is gone, so then init is waited for. */
+    int code = 0;
+    if (!outcome.failed && outcome.synthetic == nullptr && exit_notice_wait(ctx->exit_notice, &code))
+        return code;
+    int wait_err = 0;
+    int wait_status = wait_for(init, &wait_err);
+    report_to_supervisor(-1);  /* init set it to its end of the status pipe */
     for (const synthetic_mountpoint *s = outcome.synthetic; s; s = s->next)
         remove_synthetic(s);
     if (outcome.failed) {
@@ -167,6 +209,6 @@ int run_supervisor(run_ctx *ctx)
         return outcome.code;
     }
     if (wait_status < 0)
-        fail(EXIT_STARTUP, "waitpid: %s", strerror(errno));
+        fail(EXIT_STARTUP, "waitpid: %s", strerror(wait_err));
     return exit_code_of(wait_status);
 }

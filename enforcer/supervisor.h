@@ -1,6 +1,7 @@
 /* enforcer/supervisor.h — the process that stays outside: it creates init in the new
- * namespaces, writes the id maps, forwards signals, waits, removes synthetic mountpoints and
- * turns the outcome into tartaros-exec's exit code.
+ * namespaces, writes the id maps, forwards signals, waits (for init's exit notice, or for init
+ * itself when synthetic mountpoints must be removed after it), removes synthetic mountpoints
+ * and turns the outcome into tartaros-exec's exit code.
  */
 #pragma once
 

@@ -3,12 +3,20 @@
  */
 #pragma once
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include "kuapi.h"
+
+/* open(2) with O_CLOEXEC in one system call: musl's open() follows it with an
+ * fcntl(F_SETFD) for kernels that ignored the flag; its openat() does not. */
+inline int open_cloexec(const char *path, int flags)
+{
+    return openat(AT_FDCWD, path, flags | O_CLOEXEC);
+}
 
 inline int sys_open_tree(int dirfd, const char *path, unsigned flags)
 {
@@ -86,10 +94,8 @@ inline long sys_getdents64(int fd, void *buf, size_t size)
     return syscall(SYS_getdents64, fd, buf, size);
 }
 
-/* fork(2) that also enters new namespaces: clone(2) without a new stack. The child shares
- * no memory with the parent, but musl's cached thread id is stale in it: the child must not
- * call raise(), abort() or anything that uses pthread_self(). */
-inline pid_t sys_clone_process(unsigned long ns_flags)
+inline int sys_statx(int dirfd, const char *path, int flags, unsigned mask, kuapi::statx_buf *buf)
 {
-    return (pid_t)syscall(SYS_clone, ns_flags | SIGCHLD, 0, 0, 0, 0);
+    return (int)syscall(SYS_statx, dirfd, path, flags, mask, buf);
 }
+

@@ -1,0 +1,152 @@
+/* enforcer/launch.cpp — starting the command (launch.h).
+ *
+ * The command runs on init's memory until it executes: it shares init's thread pointer, and
+ * so errno (raw.h). While the early command waits it therefore makes raw system calls only;
+ * while the command runs C code, init waits in raw system calls.
+ */
+#include "launch.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preflight.h"
+#include "process.h"
+#include "raw.h"
+#include "report.h"
+
+namespace {
+
+enum launch_state : uint32_t {
+    LAUNCH_WORKING = 0,   /* the early command makes the network namespace */
+    LAUNCH_NET_DONE = 1,  /* ... and waits; net_result says how it went */
+    LAUNCH_GO = 2         /* init has joined it: the command runs */
+};
+
+/* What init and the command share. */
+struct launch_channel {
+    uint32_t state;
+    pid_t running;   /* non-zero until the command executes or exits (CLONE_CHILD_CLEARTID) */
+    long net_result; /* unshare(kLateNamespaces) in the command: 0 or -errno */
+    const run_ctx *ctx;
+    pid_t init_pid;
+    int ruleset;
+    const char *cwd; /* early command: where to go (its fs was copied before the mounts); late: NULL */
+};
+
+launch_channel g_channel;
+
+/* The command's stack while it shares init's memory; in .bss, so only touched pages exist. */
+alignas(16) char g_command_stack[64 << 10];
+
+void raw_wait_while(uint32_t *word, uint32_t value)
+{
+    while (__atomic_load_n(word, __ATOMIC_ACQUIRE) == value)
+        raw_futex_wait(word, value);
+}
+
+void raw_set_and_wake(uint32_t *word, uint32_t value)
+{
+    __atomic_store_n(word, value, __ATOMIC_RELEASE);
+    raw_futex_wake(word);
+}
+
+/* Until the command executes or exits; the kernel clears `running` and wakes the futex. */
+void raw_wait_for_exec(launch_channel *c)
+{
+    for (pid_t v; (v = __atomic_load_n(&c->running, __ATOMIC_ACQUIRE)) != 0;)
+        raw_futex_wait(&c->running, (uint32_t)v);
+}
+
+void lost_late_namespaces(run_ctx *ctx, int err)
+{
+    char reason[96];
+    snprintf(reason, sizeof reason, "unshare(CLONE_NEWNET|CLONE_NEWIPC) failed: %s", strerror(err));
+    degrade_namespaces_late(ctx, ctx->clone_flags & kLateNamespaces, reason);
+}
+
+[[noreturn]] void run_command(const launch_channel *c)
+{
+    /* init already warned when its working directory is not in the sandbox */
+    if (c->cwd != nullptr && chdir(c->cwd) != 0 && chdir("/") != 0)
+        fail(EXIT_STARTUP, "chdir /: %s", strerror(errno));
+    command_main(c->ctx, c->init_pid, c->ruleset);
+}
+
+/* The early command: raw calls only until LAUNCH_GO (see the top of this file). */
+int early_entry(void *arg)
+{
+    launch_channel *c = (launch_channel *)arg;
+    c->net_result = raw_syscall2(SYS_unshare, (long)(c->ctx->clone_flags & kLateNamespaces), 0);
+    raw_set_and_wake(&c->state, LAUNCH_NET_DONE);
+    raw_wait_while(&c->state, LAUNCH_NET_DONE);
+    run_command(c);
+}
+
+int late_entry(void *arg)
+{
+    run_command((const launch_channel *)arg);
+}
+
+/* Init joins the early command's namespace; on a kernel without setns on a pidfd, it takes
+ * a namespace of its own (still not the host's: /proc/1/net stays empty). */
+void join_early_network(run_ctx *ctx, const command_launch *launch)
+{
+    raw_wait_while(&g_channel.state, LAUNCH_WORKING);
+    unsigned long late = ctx->clone_flags & kLateNamespaces;
+    if (g_channel.net_result != 0)
+        return lost_late_namespaces(ctx, (int)-g_channel.net_result);
+    if (setns(launch->pidfd, (int)late) != 0 && unshare((int)late) != 0)
+        fail(EXIT_STARTUP, "cannot enter the sandbox's network and IPC namespaces: %s", strerror(errno));
+}
+
+void make_late_namespaces_now(run_ctx *ctx)
+{
+    unsigned long late = ctx->clone_flags & kLateNamespaces;
+    if (late != 0 && unshare((int)late) != 0)
+        lost_late_namespaces(ctx, errno);
+}
+
+}  // namespace
+
+command_launch launch_early(const run_ctx *ctx)
+{
+    command_launch launch = {-1, -1};
+    /* Only inside a PID namespace: if init fails, the kernel kills the waiting command. */
+    if (!(ctx->clone_flags & kLateNamespaces) || !ctx->pid_ns)
+        return launch;
+    g_channel = {LAUNCH_WORKING, 1, 0, ctx, getpid(), -1, nullptr};
+    int pidfd = -1;
+    pid_t pid = clone(early_entry, g_command_stack + sizeof g_command_stack,
+                      CLONE_VM | CLONE_FILES | CLONE_PIDFD | CLONE_CHILD_CLEARTID | SIGCHLD, &g_channel, &pidfd,
+                      nullptr, &g_channel.running);
+    if (pid > 0)
+        launch = {pid, pidfd};
+    return launch;
+}
+
+pid_t launch_command(run_ctx *ctx, command_launch *launch, int ruleset, const char *cwd)
+{
+    if (launch->pid > 0) {
+        join_early_network(ctx, launch);
+        close(launch->pidfd);  /* the fd table is shared: the command no longer has it either */
+        g_channel.ruleset = ruleset;
+        g_channel.cwd = cwd ? cwd : "/";
+        raw_set_and_wake(&g_channel.state, LAUNCH_GO);
+        raw_wait_for_exec(&g_channel);
+        return launch->pid;
+    }
+    make_late_namespaces_now(ctx);
+    g_channel = {LAUNCH_GO, 1, 0, ctx, getpid(), ruleset, nullptr};
+    /* CLONE_VFORK: init sleeps until the command has executed or exited. */
+    pid_t pid = clone(late_entry, g_command_stack + sizeof g_command_stack, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                      &g_channel);
+    if (pid < 0)
+        fail(EXIT_STARTUP, "cannot start the command: clone: %s", strerror(errno));
+    return pid;
+}
