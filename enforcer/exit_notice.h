@@ -4,10 +4,11 @@
  * Init's exit releases its mount, network, IPC… namespaces before its parent's wait returns:
  * hundreds of microseconds that bubblewrap's monitor does not wait for either (its init
  * reports the status through an eventfd). Init holds no descriptor once the command runs,
- * so the channel is memory: a page the supervisor maps MAP_SHARED before clone holds the
- * exit code and a futex word that init registers as a robust futex. However init exits
- * (even SIGKILL), the kernel marks that futex FUTEX_OWNER_DIED and wakes it early in exit,
- * before the namespaces go; init writes the code just before it exits.
+ * so the channel is memory: a page shared with init (MAP_SHARED, so it would stay shared even
+ * if init did not run on the supervisor's memory) holds the exit code and a futex word that
+ * init registers as a robust futex. However init exits (even SIGKILL), the kernel marks that
+ * futex FUTEX_OWNER_DIED and wakes it early in exit, before the namespaces go; init writes
+ * the code just before it exits.
  */
 #pragma once
 

@@ -122,10 +122,10 @@ void init_main(run_ctx *ctx, int release_fd, int status_fd)
     if (ctx->clone_flags & CLONE_NEWUTS)
         set_hostname(ctx);
     pid_t command = launch_command(ctx, &launch, ruleset, cwd);
-    /* From here on init holds nothing worth taking: no fds, no capabilities, not ptrace-able. */
+    /* From here on init holds nothing worth taking: no fds, no capabilities, not ptrace-able
+     * (launch_command made this address space non-dumpable before the command could exec). */
     report_to_supervisor(-1);
     close_fds_except(-1, -1);
-    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     signals_forward_to(command, FORWARD_FROM_INIT);
     drop_capabilities(false);
     reap_until_exit(command, ctx->exit_notice);

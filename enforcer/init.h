@@ -1,8 +1,9 @@
 /* enforcer/init.h — the sandbox's init: PID 1 of the new PID namespace.
  *
- * Starts a new session (no controlling terminal; the command inherits it), waits for the
- * supervisor's release (the id maps are written), starts the command early when it is to make
- * the network and IPC namespaces (launch.h), builds the mount tree and the Landlock ruleset,
+ * Runs on the supervisor's memory (CLONE_VM; raw.h says how the two keep apart). Waits for
+ * the supervisor's release (the id maps are written), starts a new session (no controlling
+ * terminal; the command inherits it), starts the command early when it is to make the
+ * network and IPC namespaces (launch.h), builds the mount tree and the Landlock ruleset,
  * sets the hostname, lets the command run, then drops its own capabilities and only reaps and
  * forwards signals; it posts the command's status (exit_notice.h) and exits with it (128+N
  * for signal N). When it exits, the kernel kills whatever is left in the namespace.

@@ -121,6 +121,9 @@ constexpr uint32_t FUTEX_WAITERS = 0x80000000u;
 constexpr uint32_t FUTEX_OWNER_DIED = 0x40000000u;
 constexpr uint32_t FUTEX_TID_MASK = 0x3fffffffu;
 
+/* close_range(2) */
+constexpr unsigned CLOSE_RANGE_CLOEXEC = 1u << 2; /* Linux 5.11 */
+
 /* getdents64(2) */
 struct linux_dirent64 {
     uint64_t d_ino;

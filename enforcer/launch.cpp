@@ -1,8 +1,9 @@
 /* enforcer/launch.cpp — starting the command (launch.h).
  *
- * The command runs on init's memory until it executes: it shares init's thread pointer, and
- * so errno (raw.h). While the early command waits it therefore makes raw system calls only;
- * while the command runs C code, init waits in raw system calls.
+ * The command runs on init's memory (which is the supervisor's) until it executes, with the
+ * same thread pointer and so the same errno (raw.h). While the early command waits it
+ * therefore makes raw system calls only; while the command runs C code, init waits in raw
+ * system calls (and the supervisor always does by then).
  */
 #include "launch.h"
 
@@ -12,9 +13,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "netns.h"
 #include "preflight.h"
 #include "process.h"
 #include "raw.h"
@@ -23,7 +26,7 @@
 namespace {
 
 enum launch_state : uint32_t {
-    LAUNCH_WORKING = 0,   /* the early command makes the network namespace */
+    LAUNCH_WORKING = 0,   /* the early command makes the network and IPC namespaces */
     LAUNCH_NET_DONE = 1,  /* ... and waits; net_result says how it went */
     LAUNCH_GO = 2         /* init has joined it: the command runs */
 };
@@ -70,6 +73,15 @@ void lost_late_namespaces(run_ctx *ctx, int err)
     degrade_namespaces_late(ctx, ctx->clone_flags & kLateNamespaces, reason);
 }
 
+/* The supervisor's, init's (and, until it executes, the command's) address space becomes
+ * non-dumpable before anything of the agent runs, so it cannot be ptrace'd or read through
+ * /proc even where no PID namespace or Landlock hides it. Not earlier: setns through the
+ * early command's pidfd needs it still dumpable (a ptrace-style check). */
+void make_undumpable()
+{
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
 [[noreturn]] void run_command(const launch_channel *c)
 {
     /* init already warned when its working directory is not in the sandbox */
@@ -112,6 +124,13 @@ void make_late_namespaces_now(run_ctx *ctx)
         lost_late_namespaces(ctx, errno);
 }
 
+/* Init still holds CAP_NET_ADMIN over the namespace it has just joined or made. */
+void loopback_up_if_private(const run_ctx *ctx)
+{
+    if (ctx->clone_flags & CLONE_NEWNET)
+        netns_loopback_up();
+}
+
 }  // namespace
 
 command_launch launch_early(const run_ctx *ctx)
@@ -134,7 +153,10 @@ pid_t launch_command(run_ctx *ctx, command_launch *launch, int ruleset, const ch
 {
     if (launch->pid > 0) {
         join_early_network(ctx, launch);
-        close(launch->pidfd);  /* the fd table is shared: the command no longer has it either */
+        loopback_up_if_private(ctx);
+        make_undumpable();
+        /* The pidfd stays open: its last close is slow (~0.3 ms here), so it is left to init
+         * once the command has executed (close_fds_except), off the critical path. */
         g_channel.ruleset = ruleset;
         g_channel.cwd = cwd ? cwd : "/";
         raw_set_and_wake(&g_channel.state, LAUNCH_GO);
@@ -142,6 +164,8 @@ pid_t launch_command(run_ctx *ctx, command_launch *launch, int ruleset, const ch
         return launch->pid;
     }
     make_late_namespaces_now(ctx);
+    loopback_up_if_private(ctx);
+    make_undumpable();
     g_channel = {LAUNCH_GO, 1, 0, ctx, getpid(), ruleset, nullptr};
     /* CLONE_VFORK: init sleeps until the command has executed or exited. */
     pid_t pid = clone(late_entry, g_command_stack + sizeof g_command_stack, CLONE_VM | CLONE_VFORK | SIGCHLD,

@@ -2,8 +2,8 @@
  * process gives up.
  *
  * Order in the command, after init started it: parent-death signal, environment, inherited
- * fds closed (but the status pipe and the Landlock ruleset init built), capabilities
- * dropped, no_new_privs, Landlock restrict_self, exec with a PATH search.
+ * fds marked close-on-exec, capabilities dropped, no_new_privs, Landlock restrict_self (the
+ * ruleset init built), exec with a PATH search.
  */
 #pragma once
 
@@ -13,6 +13,10 @@
 
 /* Closes every fd from 3 up except `keep_a` and `keep_b` (-1: none). */
 void close_fds_except(int keep_a, int keep_b);
+
+/* The command: no fd from 3 up reaches what it executes; `keep_a`/`keep_b` are still needed
+ * until then (the status pipe and the Landlock ruleset, both close-on-exec). */
+void close_inherited_fds_at_exec(int keep_a, int keep_b);
 
 /* Drops every capability: ambient, effective, permitted and inheritable, and — when the
  * process will exec — the bounding set, with SECBIT_NOROOT and friends locked so that exec

@@ -6,10 +6,8 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "exit_notice.h"
@@ -183,7 +181,6 @@ int run_supervisor(run_ctx *ctx)
             fail(EXIT_STARTUP, "cannot write the sandbox's %s: %s", what, strerror(err));
         }
     }
-    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     if (write(release.write_end, "1", 1) != 1)
         fail(EXIT_STARTUP, "cannot release the sandbox: %s", strerror(errno));
     /* From the release on, init runs C code on this memory: raw calls only until it is gone. */

@@ -38,6 +38,7 @@ t tmp_empty sh -c "ls -A /tmp | wc -l"
 t tmp_write sh -c "echo t > /tmp/scratch && cat /tmp/scratch"
 t cc sh -c "cc -o hello hello.c && ./hello"
 t python /usr/bin/python3 -c "print(sum(range(10)))"
+t loopback /usr/bin/python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(); c = socket.create_connection(s.getsockname()); a, _ = s.accept(); c.sendall(b'ping'); print(a.recv(4).decode())"
 $PROBE hooks_create create $W/.git/hooks/pre-commit
 $PROBE outside_create create $T/outside/x
 EOF
@@ -58,6 +59,8 @@ expect cc ok "cc compiles and the binary runs"
 expect cc.data "hello from cc"
 expect python ok "python3"
 expect python.data 45
+expect loopback ok "a local server on the sandbox's own loopback"
+expect loopback.data ping
 expect hooks_create "$DENIED_WRITE" "the forbidden thing still fails in the same run"
 expect outside_create "$DENIED_WRITE"
 IN_DIR=$W sbx "$T/plan" /bin/sh -c 'echo relative > rel.txt && cat rel.txt'
