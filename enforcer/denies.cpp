@@ -190,32 +190,30 @@ anchored open_anchor(const mount_tree *t, const tp_mount *m, int root)
     return a;
 }
 
-void bind_onto_itself(const mount_tree *t, const tp_mount *m, int fd, uint64_t attrs)
+/* Clones the mount at `source`, sets `attrs` on the clone, and attaches it over `target`. */
+static void attach_sealed_clone(const mount_tree *t, const tp_mount *m, int source, int target, uint64_t attrs,
+                         const char *what)
 {
-    int clone = clone_mount(fd);
+    int clone = source >= 0 ? clone_mount(source) : -1;
     if (clone < 0) {
-        step_failed(t, m, "open_tree", errno);
+        step_failed(t, m, what, source >= 0 ? errno : ENOENT);
         return;
     }
     if (!set_mount_attrs(clone, attrs, true))
         step_failed(t, m, "mount_setattr", errno);
-    else if (!attach_mount(clone, fd))
+    else if (!attach_mount(clone, target))
         step_failed(t, m, "move_mount", errno);
     close(clone);
 }
 
+void bind_onto_itself(const mount_tree *t, const tp_mount *m, int fd, uint64_t attrs)
+{
+    attach_sealed_clone(t, m, fd, fd, attrs, "open_tree");
+}
+
 void mask_with_devnull(const mount_tree *t, const tp_mount *m, int fd)
 {
-    int null_mount = t->devnull >= 0 ? clone_mount(t->devnull) : -1;
-    if (null_mount < 0) {
-        step_failed(t, m, "clone of /dev/null", t->devnull >= 0 ? errno : ENOENT);
-        return;
-    }
-    if (!set_mount_attrs(null_mount, kSealedFile, true))
-        step_failed(t, m, "mount_setattr on /dev/null", errno);
-    else if (!attach_mount(null_mount, fd))
-        step_failed(t, m, "move_mount of /dev/null over it", errno);
-    close(null_mount);
+    attach_sealed_clone(t, m, t->devnull, fd, kSealedFile, "clone of /dev/null");
 }
 
 void materialize_targets(mount_tree *t)
