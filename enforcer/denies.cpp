@@ -192,7 +192,7 @@ anchored open_anchor(const mount_tree *t, const tp_mount *m, int root)
 
 /* Clones the mount at `source`, sets `attrs` on the clone, and attaches it over `target`. */
 static void attach_sealed_clone(const mount_tree *t, const tp_mount *m, int source, int target, uint64_t attrs,
-                         const char *what)
+                                const char *what)
 {
     int clone = source >= 0 ? clone_mount(source) : -1;
     if (clone < 0) {
