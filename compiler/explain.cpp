@@ -168,7 +168,8 @@ private:
 };
 
 constexpr const char *kHardening =
-    "inherited file descriptors closed, PR_SET_PDEATHSIG, no_new_privs, every capability dropped";
+    "a session of its own (no controlling terminal, so no TIOCSTI into the caller's), inherited file "
+    "descriptors closed, PR_SET_PDEATHSIG, no_new_privs, every capability dropped";
 
 bool Explainer::landlock_grants_write_over(std::string_view path) const
 {
@@ -248,8 +249,11 @@ std::vector<std::string> Explainer::rule_notes(const tp_landlock_path &r) const
 
 std::string Explainer::namespaces_note() const
 {
-    return "a namespace the kernel refuses is lost: a refusal when required or under --strict, "
-           "a warning otherwise";
+    std::string note = "a namespace the kernel refuses is lost: under --strict a required one is a "
+                       "refusal, otherwise a warning";
+    if (p_.ns && (p_.ns->flags & TP_NS_NET))
+        note += "; the network namespace holds only its loopback, brought up: nothing outside is reachable";
+    return note;
 }
 
 std::string Explainer::landlock_note() const

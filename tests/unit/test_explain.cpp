@@ -236,7 +236,7 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
     CHECK(has(text, "3. environment: built from nothing: 2 steps\n"));
     CHECK(has(text, "   3.1 pass TERM (if set)  (default)\n"));
     CHECK(has(text, "   3.2 set PATH=/usr/bin:/bin  policy.toml:17:5\n"));
-    CHECK(has(text, "4. process: inherited file descriptors closed"));
+    CHECK(has(text, "4. process: a session of its own (no controlling terminal, so no TIOCSTI"));
     CHECK(has(text, "5. landlock: ruleset for ABI 7 (required), 3 rules\n"));
     CHECK(has(text, "   handled: read_file|read_dir|execute|write_file|truncate|remove_file|remove_dir|make_reg|"
                     "make_dir|make_sym|make_sock|make_fifo|make_char|make_block|refer|ioctl_dev\n"));
