@@ -1,9 +1,10 @@
 # make demo  — install dependencies, build, compile examples/agent.toml, run a command under it.
 # make check — install dependencies, build, run every test through ctest.
+# make check-sanitize — the same under ASan and UBSan (CI runs both).
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build demo check bench clean
+.PHONY: all deps build demo check check-sanitize bench clean
 
 all: build
 
@@ -20,8 +21,15 @@ demo: build
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The same tests with the compiler, the reader and the tests built with ASan and UBSan
+# (tartaros-exec stays static musl: sanitizers apply to glibc targets only).
+check-sanitize: deps
+	cmake -S . -B $(BUILD)-sanitize -G Ninja -DTARTAROS_SANITIZE=ON
+	cmake --build $(BUILD)-sanitize -j $(JOBS)
+	cd $(BUILD)-sanitize && ctest --output-on-failure -j $(JOBS)
+
 bench: build
 	./bench/startup.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD)-sanitize
