@@ -1,5 +1,6 @@
 // tartaros-compile: a policy into a verified plan (-o), or any plan back into text (--explain).
 // Argument parsing and calls only; every refusal exits 78 with a first line `tartaros: ...`.
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <string>
@@ -11,6 +12,8 @@
 #include "frontend_toml.h"
 #include "lower.h"
 #include "paths.h"
+#include "plan_reader.h"
+#include "verify.h"
 
 namespace {
 
@@ -23,6 +26,7 @@ constexpr unsigned kPlanMode = 0644;
 constexpr std::string_view kHelp =
     "usage: tartaros-compile POLICY.toml -o PLAN.bin\n"
     "       tartaros-compile --explain PLAN.bin [--json]\n"
+    "       tartaros-compile --verify PLAN.bin [POLICY.toml]\n"
     "       tartaros-compile --version | --help\n"
     "\n"
     "Compiles a TartarOS policy into a verified plan for tartaros-exec, or prints any plan,\n"
@@ -31,6 +35,8 @@ constexpr std::string_view kHelp =
     "  -o, --output PLAN  where to write the plan (replaced atomically, mode 0644)\n"
     "  --explain PLAN     print PLAN as text\n"
     "  --json             with --explain: print JSON instead\n"
+    "  --verify PLAN      check that PLAN is exactly what its policy (the one it names, or\n"
+    "                     POLICY.toml) compiles to now: byte-identical and verified\n"
     "  -v, --verbose      also print notes (e.g. which denies only the mount layer enforces)\n"
     "\n"
     "Exit status: 0 done; 78 refused (invalid policy or plan, unreadable file, bad usage),\n"
@@ -40,6 +46,7 @@ struct Options {
     bool help = false;
     bool version = false;
     bool explain = false;
+    bool verify = false;
     bool json = false;
     bool verbose = false;
     std::vector<std::string> inputs;
@@ -63,6 +70,8 @@ std::string parse_arguments(int argc, char **argv, Options &options) {
             options.version = true;
         } else if (arg == "--explain") {
             options.explain = true;
+        } else if (arg == "--verify") {
+            options.verify = true;
         } else if (arg == "--json") {
             options.json = true;
         } else if (arg == "-v" || arg == "--verbose") {
@@ -79,6 +88,12 @@ std::string parse_arguments(int argc, char **argv, Options &options) {
         }
     }
     if (options.help || options.version) return "";
+    if (options.verify) {
+        if (options.explain || options.json || !options.output.empty())
+            return "--verify takes only PLAN.bin [POLICY.toml]";
+        if (options.inputs.empty() || options.inputs.size() > 2) return "--verify takes PLAN.bin [POLICY.toml]";
+        return "";
+    }
     if (options.inputs.size() != 1)
         return options.explain ? "--explain takes exactly one PLAN.bin" : "expected exactly one POLICY.toml";
     if (options.explain && !options.output.empty()) return "--explain does not write a file; drop -o";
@@ -121,6 +136,46 @@ int explain(const std::string &plan_path, bool json) {
     return kExitOk;
 }
 
+// The policy a plan names in its META section ("" when it names none).
+std::string policy_named_by(const std::vector<uint8_t> &plan) {
+    std::vector<uint64_t> aligned((plan.size() + 7) / 8);
+    if (!plan.empty()) std::copy(plan.begin(), plan.end(), reinterpret_cast<uint8_t *>(aligned.data()));
+    tp_plan view{};
+    char err[256];
+    if (tp_plan_open(reinterpret_cast<const uint8_t *>(aligned.data()), static_cast<uint32_t>(plan.size()), &view, err,
+                     sizeof err) != 0 || view.meta == nullptr)
+        return "";
+    return tp_plan_str(&view, view.meta->policy_path);
+}
+
+// --verify: the plan on disk must be byte for byte what the policy compiles to now, which
+// also means it passed the verifier. When it differs, say whether it still implements the
+// policy (the host or the compiler changed) or not (the policy changed, or the plan did).
+int verify(const std::string &plan_path, std::string policy_path) {
+    std::string text, err;
+    if (!read_file(plan_path, text, err)) return refuse("cannot read " + plan_path + ": " + err);
+    const std::vector<uint8_t> plan(text.begin(), text.end());
+    if (policy_path.empty()) policy_path = policy_named_by(plan);
+    if (policy_path.empty()) return refuse(plan_path + ": invalid plan, or it names no policy; give POLICY.toml");
+    if (!read_file(policy_path, text, err)) return refuse("cannot read " + policy_path + ": " + err);
+    Diagnostics diags;
+    const std::optional<Policy> policy = parse_toml_policy_text(text, policy_path, diags);
+    if (!policy) return report_diagnostics_failure(policy_path, diags);
+    const std::optional<std::string> absolute_plan = absolute_path(plan_path);
+    if (!absolute_plan) return refuse("cannot resolve " + plan_path + ": the current directory is gone");
+    const LowerOptions options{*absolute_plan};
+    const std::vector<uint8_t> fresh = lower_policy(*policy, options, diags);
+    if (fresh.empty() || diags.has_errors()) return report_diagnostics_failure(policy_path, diags);
+    if (fresh == plan) {
+        std::cout << plan_path << ": verified: byte-identical to a fresh, verified compile of " << policy_path << '\n';
+        return kExitOk;
+    }
+    if (verify_plan(plan, *policy, options, err))
+        return refuse(plan_path + ": differs from a fresh compile of " + policy_path +
+                      " but still implements it (the host or the compiler changed); recompile");
+    return refuse(plan_path + ": does not implement " + policy_path + ": " + err + "; recompile");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -136,5 +191,6 @@ int main(int argc, char **argv) {
         return kExitOk;
     }
     if (options.explain) return explain(options.inputs.front(), options.json);
+    if (options.verify) return verify(options.inputs.front(), options.inputs.size() > 1 ? options.inputs[1] : "");
     return compile(options.inputs.front(), options.output, options.verbose);
 }

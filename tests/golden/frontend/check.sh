@@ -67,6 +67,17 @@ refused "tartaros: usage: "
 head -c 40 plan.bin >truncated.bin
 refused "tartaros: truncated.bin: invalid plan: " --explain truncated.bin
 refused "tartaros: good.toml: invalid plan: " --explain good.toml
+# --verify: a plan is exactly what its policy compiles to now, or a refusal that says why.
+"$compile" --verify plan.bin | grep -q '^plan.bin: verified: byte-identical' || fail "--verify of a fresh plan"
+"$compile" --verify plan.bin good.toml >/dev/null || fail "--verify with the policy named"
+refused "tartaros: truncated.bin: invalid plan, or it names no policy" --verify truncated.bin
+refused "tartaros: truncated.bin: does not implement good.toml: the plan reader refuses it" --verify truncated.bin good.toml
+refused "tartaros: usage: " --verify
+refused "tartaros: usage: " --verify plan.bin good.toml other.toml
+refused "tartaros: usage: " --verify plan.bin --json
+cp good.toml changed.toml
+printf '[process]\nisolate_pids = false\n' >>changed.toml
+refused "tartaros: plan.bin: does not implement changed.toml: " --verify plan.bin changed.toml
 "$compile" --version | grep -q '^tartaros-compile ' || fail "--version"
 "$compile" --help | grep -q '^usage: tartaros-compile' || fail "--help"
 
