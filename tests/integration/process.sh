@@ -71,6 +71,17 @@ check_no_match "SECRET_TOKEN is not passed by default" '^SECRET_TOKEN=' "$OUT"
 check_no_match "FOO is not passed by default" '^FOO=' "$OUT"
 check_match "PATH is passed by default" '^PATH=' "$OUT"
 check_match "HOME is passed by default" "^HOME=$T/home\$" "$OUT"
+# init (PID 1) shares the supervisor's memory, which holds the launcher's whole environment:
+# it must not be readable from inside, by name or through memory.
+sbx_script "$T/plan" <<EOF
+t environ1 sh -c 'tr "\\0" "\\n" < /proc/1/environ'
+t mem1 dd if=/proc/1/mem of=/dev/null bs=1 count=1 skip=4096 status=none
+t control_self sh -c 'tr "\\0" "\\n" < /proc/self/environ'
+EOF
+expect environ1 'fail\(.*' "/proc/1/environ is unreadable"
+check_no_match "the launcher's SECRET_TOKEN does not appear" 'hunter2' "$OUT"
+expect mem1 'fail\(.*' "/proc/1/mem is unreadable"
+expect control_self ok "control: the command reads its own environ"
 
 cat >"$T/env.toml" <<'EOF'
 version = 1
