@@ -231,6 +231,10 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
     if (m.flags & TP_MNTF_MASK_ABSENT)
         notes.emplace_back("if absent at start: its first missing component is masked, so it cannot be "
                            "created (removed after the run)");
+    if ((m.op == TP_MNT_WRITE_DENY || m.op == TP_MNT_MASK) && m.anchor.len != 0)
+        notes.emplace_back("a symlink on its path beneath the writable root: what it resolves to is protected "
+                           "too and the symlink masked; one leaving the root or dangling is a refusal under "
+                           "--strict, else only masked (warning)");
     if (m.flags & TP_MNTF_OPTIONAL)
         notes.emplace_back(m.op == TP_MNT_BIND ? "skipped when the source is absent" : "skipped when the target is absent");
     return notes;
