@@ -230,7 +230,7 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
                            " without following symlinks, and kept afterwards");
     if (m.flags & TP_MNTF_MASK_ABSENT)
         notes.emplace_back("if absent at start: its first missing component is masked, so it cannot be "
-                           "created (removed after the run)");
+                           "created (removed after the run; left behind, empty, if the supervisor is SIGKILLed)");
     if ((m.op == TP_MNT_WRITE_DENY || m.op == TP_MNT_MASK) && m.anchor.len != 0)
         notes.emplace_back("a symlink on its path beneath the writable root: what it resolves to is protected "
                            "too and the symlink masked; one leaving the root or dangling is a refusal under "
@@ -265,7 +265,8 @@ std::string Explainer::landlock_note() const
     std::string note = "Landlock only grants, beneath each rule's path; ";
     if (p_.header->min_landlock_abi)
         note += "ABI " + std::to_string(p_.header->min_landlock_abi) + " or later enforces every rule in full; ";
-    note += "on an older kernel the rights it lacks (refer: ABI 2, truncate: ABI 3, ioctl_dev: ABI 5) are lost";
+    note += "on an older kernel the rights it lacks (refer: ABI 2, truncate: ABI 3, ioctl_dev: ABI 5) are lost; "
+            "rules and masks cover paths, not inodes: a hard link to a denied file made before the run reads it";
     return note;
 }
 

@@ -230,6 +230,7 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
                     "        - mount layer only: Landlock cannot deny inside a writable directory"));
     CHECK(has(text, "if absent at start: created as an empty directory"));
     CHECK(has(text, "a symlink on its path beneath the writable root: what it resolves to is protected too"));
+    CHECK(has(text, "rules and masks cover paths, not inodes: a hard link to a denied file made before the run"));
     CHECK(has(text, "   2.7 symlink /bin -> usr/bin  (default)\n"));
     CHECK(has(text, "   2.8 bind /lib64 <- /lib64 [rdonly, optional]  (default)\n"));
     CHECK(has(text, "        - skipped when the source is absent\n"));
