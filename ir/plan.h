@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define TP_MAGIC "TARTPLAN"          /* 8 bytes, no NUL in the file */
-#define TP_FORMAT_VERSION 1u
+#define TP_FORMAT_VERSION 2u
 #define TP_ARCH_X86_64 0xC000003Eu   /* AUDIT_ARCH_X86_64 */
 
 /* Hard limits: the reader refuses plans beyond them, so no count is unbounded. */
@@ -84,7 +84,9 @@ enum tp_section_type {
     TP_SEC_LANDLOCK     = 5,  /* singleton tp_landlock_ruleset */
     TP_SEC_LANDLOCK_FS  = 6,  /* tp_landlock_path[] */
     TP_SEC_ENV          = 7,  /* tp_env[] */
-    TP_SEC_EXEC         = 8   /* singleton tp_exec */
+    TP_SEC_EXEC         = 8,  /* singleton tp_exec */
+    TP_SEC_SECCOMP      = 9,  /* singleton tp_seccomp: which profile the filter implements */
+    TP_SEC_SECCOMP_BPF  = 10  /* tp_bpf_insn[]: the filter, classic BPF as the kernel loads it */
 };
 
 #define TP_SECF_REQUIRED 1u   /* the guarantee this section carries may not degrade */
@@ -209,6 +211,28 @@ struct tp_exec {                   /* 16 bytes */
     struct tp_origin origin;
 };
 
+/* TP_SEC_SECCOMP: the profile the compiler lowered into TP_SEC_SECCOMP_BPF. The enforcer only
+ * loads the program; --verify rebuilds the profile's intended action table from these flags
+ * and checks the program against it (translation validation). */
+enum tp_seccomp_profile {
+    TP_SC_HARDEN    = 1u << 0,   /* [process] harden_syscalls: the hardening deny list */
+    TP_SC_DENY_UNIX = 1u << 1    /* [network] deny_unix: AF_UNIX sockets and socketpairs refused */
+};
+struct tp_seccomp {                /* 24 bytes */
+    uint32_t profile;              /* tp_seccomp_profile bits; the baseline is always on */
+    uint32_t table_max_nr;         /* highest native syscall number the compiler's table knows */
+    struct tp_origin harden_origin;     /* where harden_syscalls was set (0,0 = default) */
+    struct tp_origin deny_unix_origin;  /* where deny_unix was set (0,0 = default) */
+};
+
+/* TP_SEC_SECCOMP_BPF: one classic BPF instruction (the kernel's struct sock_filter). */
+struct tp_bpf_insn {               /* 8 bytes */
+    uint16_t code;
+    uint8_t jt;
+    uint8_t jf;
+    uint32_t k;
+};
+
 /* Landlock filesystem access rights (kernel UAPI values). */
 #define TP_LL_FS_EXECUTE     (1ull << 0)
 #define TP_LL_FS_WRITE_FILE  (1ull << 1)
@@ -245,6 +269,8 @@ static_assert(sizeof(struct tp_landlock_ruleset) == 32, "tp_landlock_ruleset lay
 static_assert(sizeof(struct tp_landlock_path) == 40, "tp_landlock_path layout");
 static_assert(sizeof(struct tp_env) == 32, "tp_env layout");
 static_assert(sizeof(struct tp_exec) == 16, "tp_exec layout");
+static_assert(sizeof(struct tp_seccomp) == 24, "tp_seccomp layout");
+static_assert(sizeof(struct tp_bpf_insn) == 8, "tp_bpf_insn layout");
 #endif
 
 #endif /* TARTAROS_IR_PLAN_H */

@@ -7,6 +7,8 @@
  */
 #include "plan_reader.h"
 
+#include "bpf_check.h"
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -22,7 +24,8 @@ constexpr uint64_t kKnownLandlockNet = (1u << 2) - 1;         /* BIND_TCP, CONNE
 constexpr uint64_t kKnownLandlockScopes = (1u << 2) - 1;      /* ABSTRACT_UNIX_SOCKET, SIGNAL */
 constexpr uint32_t kKnownExecFlags = TP_EXEC_INHERIT_ENV;
 constexpr uint32_t kKnownSectionFlags = TP_SECF_REQUIRED;
-constexpr uint32_t kTypeCount = TP_SEC_EXEC + 1;              /* section types are 1..TP_SEC_EXEC */
+constexpr uint32_t kKnownSeccompProfile = TP_SC_HARDEN | TP_SC_DENY_UNIX;
+constexpr uint32_t kTypeCount = TP_SEC_SECCOMP_BPF + 1;       /* section types are 1..TP_SEC_SECCOMP_BPF */
 
 /* Fixed record size of each section type (index = type; 0 = unknown type). */
 constexpr uint32_t kRecordSize[kTypeCount] = {
@@ -35,16 +38,19 @@ constexpr uint32_t kRecordSize[kTypeCount] = {
     sizeof(tp_landlock_path),
     sizeof(tp_env),
     sizeof(tp_exec),
+    sizeof(tp_seccomp),
+    sizeof(tp_bpf_insn),
 };
 
 constexpr const char *kSectionName[kTypeCount] = {
-    "?", "strtab", "meta", "namespaces", "mounts", "landlock", "landlock_fs", "env", "exec",
+    "?", "strtab", "meta", "namespaces", "mounts", "landlock", "landlock_fs", "env", "exec", "seccomp",
+    "seccomp_bpf",
 };
 
 bool is_singleton(uint32_t type)
 {
     return type == TP_SEC_META || type == TP_SEC_NAMESPACES || type == TP_SEC_LANDLOCK ||
-           type == TP_SEC_EXEC;
+           type == TP_SEC_EXEC || type == TP_SEC_SECCOMP;
 }
 
 /* Everything a check needs to report a refusal. */
@@ -181,6 +187,14 @@ void attach_section(tp_plan *p, const tp_section &s)
     case TP_SEC_EXEC:
         p->exec = (const tp_exec *)data;
         break;
+    case TP_SEC_SECCOMP:
+        p->seccomp = (const tp_seccomp *)data;
+        p->seccomp_section_flags = s.flags;
+        break;
+    case TP_SEC_SECCOMP_BPF:
+        p->seccomp_prog = (const tp_bpf_insn *)data;
+        p->seccomp_insn_count = s.count;
+        break;
     default:
         break;
     }
@@ -214,6 +228,10 @@ int check_sections(const Ctx &c, uint32_t len)
         return fail(c, "plan has no string table");
     if (seen[TP_SEC_LANDLOCK_FS] && !seen[TP_SEC_LANDLOCK])
         return fail(c, "plan has Landlock rules but no Landlock ruleset");
+    if ((h->required_features & TP_FEAT_SECCOMP) && !seen[TP_SEC_SECCOMP])
+        return fail(c, "the header requires seccomp, but the plan has no seccomp filter");
+    if (seen[TP_SEC_SECCOMP] != seen[TP_SEC_SECCOMP_BPF])
+        return fail(c, "plan has a seccomp profile without its program, or a program without its profile");
     return 0;
 }
 
@@ -337,6 +355,17 @@ int check_exec(const Ctx &c, const tp_exec &e)
     return 0;
 }
 
+/* The program is checked here, at load, not only by the compiler: the plan is untrusted input. */
+int check_seccomp(const Ctx &c, const tp_seccomp &sc, const tp_bpf_insn *prog, uint32_t n)
+{
+    if ((sc.profile & ~kKnownSeccompProfile) != 0)
+        return fail(c, "seccomp: unknown profile flags 0x%x", sc.profile & ~kKnownSeccompProfile);
+    char why[160];
+    if (tp_bpf_check(prog, n, why, sizeof why) != 0)
+        return fail(c, "seccomp program refused: %s", why);
+    return 0;
+}
+
 int check_records(const Ctx &c)
 {
     const tp_plan *p = c.plan;
@@ -356,6 +385,8 @@ int check_records(const Ctx &c)
         if (check_env(c, p->env[i], i) != 0)
             return -1;
     if (p->exec && check_exec(c, *p->exec) != 0)
+        return -1;
+    if (p->seccomp && check_seccomp(c, *p->seccomp, p->seccomp_prog, p->seccomp_insn_count) != 0)
         return -1;
     return 0;
 }

@@ -35,6 +35,10 @@ struct tp_plan {
     const struct tp_env *env;
     uint32_t env_count;
     const struct tp_exec *exec;          /* NULL when absent: defaults */
+    const struct tp_seccomp *seccomp;    /* NULL when absent: no seccomp filter */
+    uint32_t seccomp_section_flags;
+    const struct tp_bpf_insn *seccomp_prog;   /* passed tp_bpf_check (ir/bpf_check.h) */
+    uint32_t seccomp_insn_count;
 };
 
 /* Validates `buf` (len bytes, 8-aligned) and fills `out`. Returns 0, or -1 with a one-line

@@ -91,6 +91,14 @@ void PlanWriter::set_exec(const tp_exec &e)
     has_exec_ = true;
 }
 
+void PlanWriter::set_seccomp(const tp_seccomp &sc, const std::vector<tp_bpf_insn> &prog, bool required)
+{
+    seccomp_ = sc;
+    seccomp_prog_ = prog;
+    has_seccomp_ = true;
+    seccomp_required_ = required;
+}
+
 std::vector<uint8_t> PlanWriter::finish() const
 {
     static const char kEmptyStrtab[1] = {'\0'};
@@ -115,6 +123,10 @@ std::vector<uint8_t> PlanWriter::finish() const
         sections.push_back(records(TP_SEC_ENV, env_.data(), env_.size(), false));
     if (has_exec_)
         sections.push_back(records(TP_SEC_EXEC, &exec_, 1, false));
+    if (has_seccomp_) {
+        sections.push_back(records(TP_SEC_SECCOMP, &seccomp_, 1, seccomp_required_));
+        sections.push_back(records(TP_SEC_SECCOMP_BPF, seccomp_prog_.data(), seccomp_prog_.size(), false));
+    }
 
     std::size_t offset = sizeof(tp_header) + sections.size() * sizeof(tp_section);
     for (PendingSection &s : sections) {

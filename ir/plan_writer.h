@@ -27,6 +27,7 @@ public:
     void add_landlock_path(const tp_landlock_path &p);
     void add_env(const tp_env &e);
     void set_exec(const tp_exec &e);
+    void set_seccomp(const tp_seccomp &sc, const std::vector<tp_bpf_insn> &prog, bool required);
     void set_required_features(uint64_t features) { required_features_ = features; }
     void set_min_landlock_abi(uint32_t abi) { min_landlock_abi_ = abi; }
 
@@ -36,8 +37,10 @@ public:
 private:
     std::string strtab_;
     std::unordered_map<std::string, tp_str> interned_;
-    bool has_meta_ = false, has_ns_ = false, has_landlock_ = false, has_exec_ = false;
-    bool ns_required_ = false, mounts_required_ = false, landlock_required_ = false;
+    bool has_meta_ = false, has_ns_ = false, has_landlock_ = false, has_exec_ = false, has_seccomp_ = false;
+    bool ns_required_ = false, mounts_required_ = false, landlock_required_ = false, seccomp_required_ = false;
+    tp_seccomp seccomp_{};
+    std::vector<tp_bpf_insn> seccomp_prog_;
     tp_meta meta_{};
     tp_namespaces ns_{};
     tp_landlock_ruleset landlock_{};

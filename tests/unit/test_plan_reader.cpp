@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bpf_check.h"
 #include "plan_reader.h"
 #include "plan_writer.h"
 
@@ -54,6 +55,14 @@ tp_env env(PlanWriter &w, uint32_t op, const char *name, const char *value, uint
     return e;
 }
 
+// The smallest program tp_bpf_check accepts: x86_64 is allowed everything, any other arch killed.
+const std::vector<tp_bpf_insn> kAllowNative = {
+    {TP_BPF_LD | TP_BPF_W | TP_BPF_ABS, 0, 0, TP_SD_ARCH},
+    {TP_BPF_JMP | TP_BPF_JEQ | TP_BPF_K, 0, 1, TP_ARCH_X86_64},
+    {TP_BPF_RET | TP_BPF_K, 0, 0, TP_RET_ALLOW},
+    {TP_BPF_RET | TP_BPF_K, 0, 0, TP_RET_KILL_PROCESS},
+};
+
 // A plan with every section, as the compiler would produce for a typical project policy.
 PlanWriter realistic_writer()
 {
@@ -81,7 +90,8 @@ PlanWriter realistic_writer()
     w.add_env(env(w, TP_ENV_SET, "PATH", "/usr/bin:/bin", 17));
     w.add_env(env(w, TP_ENV_SET, "LANG", "C.UTF-8", 18));
     w.set_exec({0, 0, {20, 1}});
-    w.set_required_features(TP_FEAT_USERNS | TP_FEAT_MOUNTNS | TP_FEAT_LANDLOCK | TP_FEAT_MOUNT_API);
+    w.set_seccomp({TP_SC_HARDEN, 469, {22, 1}, {0, 0}}, kAllowNative, true);
+    w.set_required_features(TP_FEAT_USERNS | TP_FEAT_MOUNTNS | TP_FEAT_LANDLOCK | TP_FEAT_SECCOMP | TP_FEAT_MOUNT_API);
     w.set_min_landlock_abi(3);
     return w;
 }
@@ -196,9 +206,10 @@ TEST_CASE("plan reader: a writer-built plan round-trips every field")
     CHECK(p.header->format_version == TP_FORMAT_VERSION);
     CHECK(p.header->total_size == bytes.size());
     CHECK(p.header->arch == TP_ARCH_X86_64);
-    CHECK(p.header->required_features == (TP_FEAT_USERNS | TP_FEAT_MOUNTNS | TP_FEAT_LANDLOCK | TP_FEAT_MOUNT_API));
+    CHECK(p.header->required_features ==
+          (TP_FEAT_USERNS | TP_FEAT_MOUNTNS | TP_FEAT_LANDLOCK | TP_FEAT_SECCOMP | TP_FEAT_MOUNT_API));
     CHECK(p.header->min_landlock_abi == 3);
-    CHECK(p.header->section_count == 8);
+    CHECK(p.header->section_count == 10);
 
     REQUIRE(p.meta != nullptr);
     CHECK(std::string(tp_plan_str(&p, p.meta->policy_path)) == "/home/u/proj/policy.toml");
@@ -496,8 +507,8 @@ TEST_CASE("plan reader: header damage")
     }
     SUBCASE("wrong version")
     {
-        expect_refused_after(bytes, offsetof(tp_header, format_version), 2,
-                             "plan format version 2, this reader supports only 1");
+        expect_refused_after(bytes, offsetof(tp_header, format_version), 1,
+                             "plan format version 1, this reader supports only 2");
     }
     SUBCASE("wrong header size")
     {
@@ -653,4 +664,55 @@ TEST_CASE("plan reader: semantic limits")
         w.add_mount(mount(w, TP_MNT_WRITE_DENY, 0, "/a/b", "", "a", 1, 1));
         CHECK(open_plan(w.finish()).err == "mount 0: anchor \"a\" is not absolute");
     }
+}
+
+TEST_CASE("plan reader: the seccomp program is checked at load, not trusted")
+{
+    std::vector<uint8_t> bytes = realistic_writer().finish();
+    {
+        Buf b(bytes);
+        Result r = open_plan(b.mem.get(), b.len);
+        REQUIRE(r.rc == 0);
+        REQUIRE(r.plan.seccomp != nullptr);
+        CHECK(r.plan.seccomp->profile == TP_SC_HARDEN);
+        CHECK(r.plan.seccomp->harden_origin.line == 22);
+        CHECK((r.plan.seccomp_section_flags & TP_SECF_REQUIRED) != 0);
+        REQUIRE(r.plan.seccomp_insn_count == kAllowNative.size());
+        CHECK(std::memcmp(r.plan.seccomp_prog, kAllowNative.data(), kAllowNative.size() * sizeof(tp_bpf_insn)) == 0);
+    }
+    auto with_program = [](const std::vector<tp_bpf_insn> &prog, uint32_t profile = TP_SC_HARDEN) {
+        PlanWriter w;
+        w.set_seccomp({profile, 469, {1, 1}, {0, 0}}, prog, true);
+        return open_plan(w.finish());
+    };
+    std::vector<tp_bpf_insn> far_jump = kAllowNative;
+    far_jump[1].jf = 2;
+    CHECK(with_program(far_jump).err ==
+          "seccomp program refused: instruction 1: jump target 4 beyond the end (length 4)");
+    std::vector<tp_bpf_insn> no_arch = kAllowNative;
+    no_arch[0].k = TP_SD_NR;
+    CHECK(with_program(no_arch).err ==
+          "seccomp program refused: instruction 0: the program does not start by loading the architecture");
+    CHECK(with_program({}).err == "seccomp program refused: empty seccomp program");
+    CHECK(with_program(kAllowNative, 4).err == "seccomp: unknown profile flags 0x4");
+
+    PlanWriter only_profile;
+    only_profile.set_seccomp({0, 469, {0, 0}, {0, 0}}, kAllowNative, false);
+    std::vector<uint8_t> cut = only_profile.finish();
+    // Drop the program's section from the table: a profile without its program.
+    tp_header h;
+    std::memcpy(&h, cut.data(), sizeof h);
+    h.section_count -= 1;
+    std::memcpy(cut.data(), &h, sizeof h);
+    reseal(cut);
+    CHECK(open_plan(cut).err ==
+          "plan has a seccomp profile without its program, or a program without its profile");
+
+    // A plan whose header needs seccomp cannot lose its filter to a shorter section table.
+    std::vector<uint8_t> stripped = bytes;
+    std::memcpy(&h, stripped.data(), sizeof h);
+    h.section_count -= 2;
+    std::memcpy(stripped.data(), &h, sizeof h);
+    reseal(stripped);
+    CHECK(open_plan(stripped).err == "the header requires seccomp, but the plan has no seccomp filter");
 }
