@@ -8,6 +8,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "explain_seccomp.h"
+#include "json_text.h"
 #include "plan_reader.h"
 
 namespace tartaros {
@@ -406,60 +408,13 @@ void Explainer::text(std::ostream &out) const
     text_env(out, step++);
     out << step++ << ". process: " << kHardening << " (always)\n";
     text_landlock(out, step++);
+    if (p_.seccomp)
+        explain_seccomp_text(p_, step++, [this](tp_origin o) { return origin_text(o); }, out);
     out << step << ". exec" << (p_.exec ? "  " + origin_text(p_.exec->origin) : std::string()) << '\n';
     print_notes(out, {exec_note()}, "   ");
 }
 
 // ---- JSON -------------------------------------------------------------------------------
-
-// Length of the valid UTF-8 sequence at s[i], or 0 when the bytes there are not one.
-size_t utf8_sequence(std::string_view s, size_t i)
-{
-    auto c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    if (n == 0 || i + n > s.size())
-        return 0;
-    for (size_t k = 1; k < n; k++)
-        if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80)
-            return 0;
-    return n;
-}
-
-// A JSON string literal. Bytes that are not valid UTF-8 (paths are bytes) become \u00XX.
-std::string quote(std::string_view s)
-{
-    std::string out = "\"";
-    for (size_t i = 0; i < s.size();) {
-        auto c = static_cast<unsigned char>(s[i]);
-        size_t n = utf8_sequence(s, i);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c == '\n') {
-            out += "\\n";
-        } else if (c == '\t') {
-            out += "\\t";
-        } else if (c < 0x20 || c == 0x7f || n == 0) {
-            char esc[8];
-            std::snprintf(esc, sizeof esc, "\\u%04x", c);
-            out += esc;
-        } else {
-            out.append(s.substr(i, n));
-            i += n;
-            continue;
-        }
-        i++;
-    }
-    return out + "\"";
-}
-
-std::string quote_list(const std::vector<std::string> &items)
-{
-    std::string out = "[";
-    for (size_t i = 0; i < items.size(); i++)
-        out += (i ? "," : "") + quote(items[i]);
-    return out + "]";
-}
 
 void Explainer::json_origin(std::ostream &out, tp_origin o) const
 {
@@ -559,6 +514,10 @@ void Explainer::json(std::ostream &out) const
     json_env(out);
     out << ",{\"step\":\"process\",\"notes\":" << quote_list({kHardening}) << "},";
     json_landlock(out);
+    if (p_.seccomp) {
+        out << ',';
+        explain_seccomp_json(p_, out);
+    }
     out << ",{\"step\":\"exec\",\"origin\":";
     if (p_.exec)
         json_origin(out, p_.exec->origin);

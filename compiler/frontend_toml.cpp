@@ -30,13 +30,11 @@ struct Field {
     std::function<void(const toml::key &, const toml::node &)> read;
 };
 
-// A key recognised but refused, with its own message; `also` looks inside the value for
-// further refusals worth naming.
+// A key recognised but refused, with its own message.
 struct Refused {
     std::string_view name;
     std::string message;
     std::string_view rule_id;
-    std::function<void(const toml::node &)> also = {};
 };
 
 const char *type_phrase(toml::node_type type) {
@@ -113,6 +111,7 @@ private:
     void read_version(const toml::node &node, Policy &policy);
     void read_filesystem(const toml::table &table, FilesystemPolicy &fs);
     void read_process(const toml::table &table, ProcessPolicy &process);
+    void read_network(const toml::table &table, NetworkPolicy &network);
     void read_env(const toml::table &table, EnvPolicy &env);
 
     void read_bool(const toml::key &key, const toml::node &node, Located<bool> &out);
@@ -127,7 +126,6 @@ private:
     void read_env_set(const toml::key &key, const toml::node &node, EnvPolicy &env);
     void for_each_string(const toml::key &key, const toml::node &node,
                          const std::function<void(const std::string &, const toml::node &)> &visit);
-    void check_unix_socket_paths(const toml::node &node);
 
     std::string file_;
     std::string base_dir_;
@@ -148,7 +146,6 @@ void Reader::read_table(const toml::table &table, std::string_view table_name, c
         auto refusal = std::find_if(refused.begin(), refused.end(), [&](const Refused &r) { return r.name == name; });
         if (refusal != refused.end()) {
             diags_.error(pos(entry.key->source()), refusal->message, std::string(refusal->rule_id));
-            if (refusal->also) refusal->also(*entry.node);
             continue;
         }
         report_unknown(*entry.key, table_name, fields);
@@ -191,10 +188,12 @@ void Reader::read_document(const toml::table &root, Policy &policy) {
          [&](const toml::key &key, const toml::node &node) {
              if (const toml::table *table = expect_table(key, node)) read_env(*table, policy.env);
          }},
+        {"network",
+         [&](const toml::key &key, const toml::node &node) {
+             if (const toml::table *table = expect_table(key, node)) read_network(*table, policy.network);
+         }},
     };
     const std::vector<Refused> refused = {
-        {"network", unsupported_yet("network", ""), "unsupported",
-         [&](const toml::node &node) { check_unix_socket_paths(node); }},
         {"broker", unsupported_yet("broker", ""), "unsupported"},
         {"glob_read_denies", glob_field_refusal("glob_read_denies", "[filesystem] read_denies"), "glob"},
         {"glob_denies", glob_field_refusal("glob_denies", "[filesystem] read_denies or write_denies"), "glob"},
@@ -206,15 +205,6 @@ void Reader::read_document(const toml::table &root, Policy &policy) {
                      "missing-version");
     if (!has_passthrough_) {
         for (const std::string &name : kDefaultPassthrough) policy.env.passthrough.push_back({name, {}});
-    }
-}
-
-void Reader::check_unix_socket_paths(const toml::node &node) {
-    const toml::table *table = node.as_table();
-    if (table == nullptr) return;
-    for (const Entry &entry : entries_in_source_order(*table)) {
-        if (entry.key->str() == "allow_unix_socket_paths")
-            diags_.error(pos(entry.key->source()), kUnixSocketPathsRefusal, "unsupported");
     }
 }
 
@@ -263,11 +253,23 @@ void Reader::read_process(const toml::table &table, ProcessPolicy &process) {
     const std::vector<Field> fields = {
         {"isolate_pids", [&](const toml::key &key, const toml::node &node) { read_bool(key, node, process.isolate_pids); }},
         {"isolate_proc", [&](const toml::key &key, const toml::node &node) { read_bool(key, node, process.isolate_proc); }},
+        {"harden_syscalls",
+         [&](const toml::key &key, const toml::node &node) { read_bool(key, node, process.harden_syscalls); }},
     };
     std::vector<Refused> refused;
-    for (std::string_view later : {"max_processes", "memory_max", "cpu_max", "harden_syscalls", "timeout", "rlimits"})
+    for (std::string_view later : {"max_processes", "memory_max", "cpu_max", "timeout", "rlimits"})
         refused.push_back({later, unsupported_yet(later, "process"), "unsupported"});
     read_table(table, "process", fields, refused);
+}
+
+void Reader::read_network(const toml::table &table, NetworkPolicy &network) {
+    const std::vector<Field> fields = {
+        {"deny_unix", [&](const toml::key &key, const toml::node &node) { read_bool(key, node, network.deny_unix); }},
+    };
+    std::vector<Refused> refused = {{"allow_unix_socket_paths", kUnixSocketPathsRefusal, "unsupported"}};
+    for (std::string_view later : {"local_ports", "expose_ports", "allow_domains", "deny_domains", "hosts"})
+        refused.push_back({later, unsupported_yet(later, "network"), "unsupported"});
+    read_table(table, "network", fields, refused);
 }
 
 void Reader::read_env(const toml::table &table, EnvPolicy &env) {

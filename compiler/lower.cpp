@@ -8,6 +8,8 @@
 #include "fs_trie.h"
 #include "lower_fs.h"
 #include "plan_writer.h"
+#include "seccomp_lower.h"
+#include "syscall_table.h"
 #include "verify.h"
 
 namespace tartaros {
@@ -28,7 +30,8 @@ uint32_t namespace_flags(const Policy &policy)
 uint64_t required_features(const Policy &policy)
 {
     uint64_t features = TP_FEAT_USERNS | TP_FEAT_MOUNTNS | TP_FEAT_NETNS | TP_FEAT_IPCNS | TP_FEAT_UTSNS |
-                        TP_FEAT_CGROUPNS | TP_FEAT_LANDLOCK | TP_FEAT_OPENAT2 | TP_FEAT_MOUNT_API;
+                        TP_FEAT_CGROUPNS | TP_FEAT_LANDLOCK | TP_FEAT_SECCOMP | TP_FEAT_OPENAT2 |
+                        TP_FEAT_MOUNT_API;
     if (policy.process.isolate_pids.value)
         features |= TP_FEAT_PIDNS;
     return features;
@@ -106,13 +109,26 @@ void write_environment(ir::PlanWriter &w, const Policy &policy)
     w.set_exec(exec);
 }
 
-std::vector<uint8_t> write_plan(const Policy &policy, const FsLowering &fs)
+// The filter is loaded last, after Landlock; the section is required like every other layer.
+void write_seccomp(ir::PlanWriter &w, const Policy &policy, const std::vector<tp_bpf_insn> &prog)
+{
+    const seccomp::ProfileFlags flags = seccomp_flags(policy);
+    tp_seccomp sc{};
+    sc.profile = (flags.harden ? uint32_t{TP_SC_HARDEN} : 0u) | (flags.deny_unix ? uint32_t{TP_SC_DENY_UNIX} : 0u);
+    sc.table_max_nr = seccomp::kTableMaxNr;
+    sc.harden_origin = origin(policy.process.harden_syscalls.pos);
+    sc.deny_unix_origin = origin(policy.network.deny_unix.pos);
+    w.set_seccomp(sc, prog, true);
+}
+
+std::vector<uint8_t> write_plan(const Policy &policy, const FsLowering &fs, const std::vector<tp_bpf_insn> &filter)
 {
     ir::PlanWriter w;
     write_meta(w, policy);
     write_namespaces(w, policy);
     write_filesystem(w, fs);
     write_environment(w, policy);
+    write_seccomp(w, policy, filter);
     w.set_required_features(required_features(policy));
     w.set_min_landlock_abi(landlock_abi_needed(kHandledRights));
     return w.finish();
@@ -125,6 +141,11 @@ SourcePos policy_pos(const Policy &policy)
 
 }  // namespace
 
+seccomp::ProfileFlags seccomp_flags(const Policy &policy)
+{
+    return {policy.process.harden_syscalls.value, policy.network.deny_unix.value};
+}
+
 std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &options, Diagnostics &diags)
 {
     const HostView &host = options.host != nullptr ? *options.host : real_host();
@@ -133,9 +154,12 @@ std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &opti
 
     std::vector<uint8_t> plan;
     try {
-        plan = write_plan(policy, fs);
+        plan = write_plan(policy, fs, seccomp::lower_seccomp(seccomp::Profile(seccomp_flags(policy))));
     } catch (const std::length_error &e) {
         diags.error(policy_pos(policy), std::string("the plan would be too large: ") + e.what(), "plan-size");
+        return {};
+    } catch (const std::runtime_error &e) {
+        diags.error(policy_pos(policy), std::string("cannot build the seccomp filter: ") + e.what(), "seccomp");
         return {};
     }
     std::string why;

@@ -7,6 +7,7 @@
 
 #include "diagnostics.h"
 #include "policy.h"
+#include "seccomp_profile.h"
 
 namespace tartaros {
 
@@ -20,6 +21,9 @@ struct LowerOptions {
     // targets); null = the real filesystem. Tests pass a fake.
     const HostView *host = nullptr;
 };
+
+// The seccomp profile `policy` asks for (lowering and verification both derive it from here).
+seccomp::ProfileFlags seccomp_flags(const Policy &policy);
 
 // Lowers `policy` to a plan and verifies the result. Returns the plan bytes, or an empty
 // vector with at least one error in `diags` (a verification failure is reported as an

@@ -18,6 +18,8 @@ namespace tartaros {
 const std::vector<DeviceGrant> kDeviceGrants = {
     {"/dev/full", TP_LL_FS_FILE_RIGHTS & ~TP_LL_FS_EXECUTE},
     {"/dev/null", TP_LL_FS_FILE_RIGHTS & ~TP_LL_FS_EXECUTE},
+    // The DEV step's own devpts instance (newinstance): ptmx and the ptys the sandbox opens.
+    {"/dev/pts", (TP_LL_FS_FILE_RIGHTS & ~TP_LL_FS_EXECUTE) | TP_LL_FS_READ_DIR},
     {"/dev/shm", kWriteRights},  // the private shm tmpfs of the DEV step
     {"/dev/tty", TP_LL_FS_FILE_RIGHTS & ~TP_LL_FS_EXECUTE},
     {"/dev/zero", TP_LL_FS_FILE_RIGHTS & ~TP_LL_FS_EXECUTE},

@@ -50,6 +50,13 @@ struct FilesystemPolicy {
 struct ProcessPolicy {
     Located<bool> isolate_pids{true, {}};  // private PID namespace
     Located<bool> isolate_proc{true, {}};  // fresh /proc of that namespace
+    // The seccomp hardening deny list (compiler/seccomp_profile.h). On unless the policy says
+    // false: the list refuses nothing a coding agent's tools need.
+    Located<bool> harden_syscalls{true, {}};
+};
+
+struct NetworkPolicy {
+    Located<bool> deny_unix{false, {}};  // every AF_UNIX socket and socketpair refused
 };
 
 struct EnvPolicy {
@@ -69,6 +76,7 @@ struct Policy {
     Located<int64_t> version{1, {}};
     FilesystemPolicy fs;
     ProcessPolicy process;
+    NetworkPolicy network;
     EnvPolicy env;
 };
 

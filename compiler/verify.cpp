@@ -10,6 +10,8 @@
 #include "lower_fs.h"
 #include "paths.h"
 #include "plan_reader.h"
+#include "seccomp_verify.h"
+#include "syscall_table.h"
 
 namespace tartaros {
 
@@ -93,7 +95,7 @@ public:
     {
         for (auto check : {&Verifier::open, &Verifier::check_sections, &Verifier::check_paths,
                            &Verifier::check_rules, &Verifier::check_mount_flags, &Verifier::check_order,
-                           &Verifier::check_anchors, &Verifier::check_probes}) {
+                           &Verifier::check_anchors, &Verifier::check_probes, &Verifier::check_seccomp}) {
             std::string err = (this->*check)(bytes);
             if (!err.empty())
                 return err;
@@ -142,6 +144,20 @@ private:
             plan_.env_count != policy_.env.passthrough.size() + policy_.env.set.size())
             return "the environment does not match the policy";
         return "";
+    }
+
+    // The filter implements the policy's profile: structure and translation validation.
+    std::string check_seccomp(const std::vector<uint8_t> &)
+    {
+        if (plan_.seccomp == nullptr)
+            return "the seccomp section is missing";
+        const seccomp::ProfileFlags want = seccomp_flags(policy_);
+        const uint32_t profile = (want.harden ? uint32_t{TP_SC_HARDEN} : 0u) | (want.deny_unix ? uint32_t{TP_SC_DENY_UNIX} : 0u);
+        if (plan_.seccomp->profile != profile || plan_.seccomp->table_max_nr != seccomp::kTableMaxNr)
+            return "the seccomp profile " + hex(plan_.seccomp->profile) + " does not match the policy";
+        const std::optional<std::string> why = seccomp::verify_seccomp(
+            {plan_.seccomp_prog, plan_.seccomp_insn_count}, seccomp::Profile(want));
+        return why ? "seccomp: " + *why : "";
     }
 
     std::string check_paths(const std::vector<uint8_t> &)

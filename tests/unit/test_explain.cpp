@@ -9,6 +9,8 @@
 
 #include "explain.h"
 #include "plan_writer.h"
+#include "seccomp_lower.h"
+#include "syscall_table.h"
 
 using tartaros::explain_plan;
 using tartaros::ir::PlanWriter;
@@ -156,14 +158,29 @@ private:
         }
         return eat('"');
     }
-    bool number()
+    bool digits()
     {
         size_t start = i_;
-        if (i_ < s_.size() && s_[i_] == '-')
-            i_++;
         while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_])))
             i_++;
         return i_ > start;
+    }
+    // -?digits(.digits)?([eE][+-]?digits)?
+    bool number()
+    {
+        if (i_ < s_.size() && s_[i_] == '-')
+            i_++;
+        if (!digits())
+            return false;
+        if (i_ < s_.size() && s_[i_] == '.' && (++i_, !digits()))
+            return false;
+        if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+            i_++;
+            if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-'))
+                i_++;
+            return digits();
+        }
+        return true;
     }
     bool value()
     {
@@ -213,7 +230,7 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
     std::vector<uint8_t> plan = sample_plan();
     std::string text = explain(plan, false);
 
-    CHECK(has(text, "plan: format 1, " + std::to_string(plan.size()) + " bytes, checksum 0x"));
+    CHECK(has(text, "plan: format 2, " + std::to_string(plan.size()) + " bytes, checksum 0x"));
     CHECK(has(text, "required features: userns|mountns|landlock\n"));
     CHECK(has(text, "minimum Landlock ABI: 5\n"));
     CHECK(has(text, "policy: /home/u/proj/policy.toml (version 1)\n"));
@@ -285,7 +302,7 @@ TEST_CASE("explain: JSON is valid and carries the same content")
 {
     std::string json = explain(sample_plan(), true);
     CHECK(JsonChecker(json).document());
-    CHECK(has(json, "\"format_version\":1"));
+    CHECK(has(json, "\"format_version\":2"));
     CHECK(has(json, "\"required_features\":[\"userns\",\"mountns\",\"landlock\"]"));
     CHECK(has(json, "\"min_landlock_abi\":5"));
     CHECK(has(json, "\"policy_path\":\"/home/u/proj/policy.toml\""));
@@ -338,4 +355,51 @@ TEST_CASE("explain: an invalid plan is refused with the reader's reason")
 
     CHECK_FALSE(explain_plan({}, false, out, err));
     CHECK(err == "plan truncated: 0 of at least 64 bytes");
+}
+
+namespace {
+
+// A plan holding only the seccomp step of `flags`, as the compiler lowers it.
+std::vector<uint8_t> seccomp_plan(tartaros::seccomp::ProfileFlags flags)
+{
+    tartaros::ir::PlanWriter w;
+    const uint32_t profile = (flags.harden ? uint32_t{TP_SC_HARDEN} : 0u) | (flags.deny_unix ? uint32_t{TP_SC_DENY_UNIX} : 0u);
+    w.set_seccomp({profile, tartaros::seccomp::kTableMaxNr, {30, 1}, {flags.deny_unix ? 33u : 0u, 1}},
+                  tartaros::seccomp::lower_seccomp(tartaros::seccomp::Profile(flags)), true);
+    return w.finish();
+}
+
+}  // namespace
+
+TEST_CASE("explain: the seccomp step shows the profile, its cost, the action table and the program")
+{
+    const std::string text = explain(seccomp_plan({true, false}), false);
+    CHECK(has(text, "5. landlock: none"));
+    CHECK(has(text, "6. seccomp: 632-instruction filter (required); profile: baseline + hardening policy:30:1; "
+                    "AF_UNIX allowed\n"));
+    CHECK(has(text, "an allowed syscall without argument rules runs at most 16 (target: 16), any allowed call at most "
+                    "224 (socket(domain=0x10, protocol=0x0, ...))"));
+    CHECK(has(text, "     foreign architecture, x32 numbers: KILL_PROCESS\n"));
+    CHECK(has(text, "     ptrace (101): ERRNO(EPERM)  (reads and rewrites other processes"));
+    CHECK(has(text, "     socket (41): ALLOW except  (families allow-listed"));
+    CHECK(has(text, "         ERRNO(EAFNOSUPPORT) for a family other than AF_UNIX, AF_INET, AF_INET6, AF_NETLINK\n"));
+    CHECK(has(text, "     clone3 (435): ERRNO(ENOSYS)"));
+    CHECK(has(text, "     #470-#511: ERRNO(ENOSYS)"));
+    CHECK(has(text, "   - a filter sees the syscall number and six register values, never memory"));
+    CHECK(has(text, "   disassembly:\n          0: ld [arch]\n"));
+    CHECK(text.find("7. exec") > text.find("disassembly:"));
+
+    const std::string baseline = explain(seccomp_plan({false, true}), false);
+    CHECK(has(baseline, "profile: baseline only (harden_syscalls = false) policy:30:1; deny_unix policy:33:1\n"));
+    CHECK(has(baseline, "         ERRNO(EPERM) for AF_UNIX (deny_unix)\n"));
+    CHECK_FALSE(has(baseline, "ptrace (101)"));
+
+    const std::string json = explain(seccomp_plan({true, true}), true);
+    CHECK(JsonChecker(json).document());
+    CHECK(has(json, "{\"step\":\"seccomp\",\"required\":true,\"harden_syscalls\":true,\"harden_origin\":{\"line\":30,"
+                    "\"col\":1},\"deny_unix\":true,\"deny_unix_origin\":{\"line\":33,\"col\":1},\"table_max_nr\":469,"
+                    "\"length\":633,"));
+    CHECK(has(json, "{\"nr\":101,\"name\":\"ptrace\",\"action\":\"ERRNO(EPERM)\""));
+    CHECK(has(json, "\"disassembly\":[\"     0: ld [arch]\""));
+    CHECK(json.find("{\"step\":\"seccomp\"") < json.find("{\"step\":\"exec\""));
 }

@@ -258,12 +258,15 @@ TEST_CASE("toml: read_scope values") {
 }
 
 TEST_CASE("toml: later sections are refused as not supported yet") {
-    CHECK(only_error("version = 1\n[network]\nlocal_ports = [5432]\n") ==
-          "2:2: error: 'network' is not supported by this version yet [unsupported]\n");
+    for (const char *key : {"local_ports", "expose_ports", "allow_domains", "deny_domains", "hosts"}) {
+        CAPTURE(key);
+        CHECK(only_error("version = 1\n[network]\n" + std::string(key) + " = []\n") ==
+              "3:1: error: '" + std::string(key) + "' in [network] is not supported by this version yet [unsupported]\n");
+    }
     CHECK(only_error("version = 1\n[broker]\nport = 0\n[[broker.capability]]\nname = 'x'\n") ==
           "2:2: error: 'broker' is not supported by this version yet [unsupported]\n");
     const char *later[] = {"max_processes = 256", "memory_max = \"4G\"", "cpu_max = \"200%\"",
-                           "harden_syscalls = true", "timeout = 60", "rlimits = {}"};
+                           "timeout = 60", "rlimits = {}"};
     for (const char *line : later) {
         CAPTURE(line);
         const std::string key = std::string(line).substr(0, std::string(line).find(' '));
@@ -289,8 +292,29 @@ TEST_CASE("toml: the seed's Linux refusals: glob fields and unix socket paths") 
 
     const Parsed parsed = parse("version = 1\n[network]\nallow_unix_socket_paths = [\"/run/docker.sock\"]\n");
     CHECK_FALSE(parsed.policy);
-    CHECK(summary(parsed.diags) ==
-          "2:2: error: 'network' is not supported by this version yet [unsupported]\n3:1: " + unix_refusal);
+    CHECK(summary(parsed.diags) == "3:1: " + unix_refusal);
+}
+
+TEST_CASE("toml: harden_syscalls and deny_unix") {
+    Parsed parsed = parse("version = 1\n");
+    REQUIRE(parsed.policy);
+    CHECK(parsed.policy->process.harden_syscalls.value);
+    CHECK(parsed.policy->process.harden_syscalls.pos.line == 0);
+    CHECK_FALSE(parsed.policy->network.deny_unix.value);
+
+    parsed = parse("version = 1\n[process]\nharden_syscalls = false\n[network]\ndeny_unix = true\n");
+    REQUIRE(parsed.policy);
+    CHECK_FALSE(parsed.policy->process.harden_syscalls.value);
+    CHECK(parsed.policy->process.harden_syscalls.pos.line == 3);
+    CHECK(parsed.policy->network.deny_unix.value);
+    CHECK(parsed.policy->network.deny_unix.pos.line == 5);
+
+    CHECK(only_error("version = 1\n[network]\ndeny_unix = \"yes\"\n") ==
+          "3:13: error: 'deny_unix' must be a boolean (true or false), not a string [type]\n");
+    CHECK(only_error("version = 1\n[network]\ndeny_unx = true\n") ==
+          "3:1: error: unknown key 'deny_unx' in [network]; did you mean 'deny_unix'? [unknown-key]\n");
+    CHECK(only_error("version = 1\n[process]\nharden_syscall = true\n") ==
+          "3:1: error: unknown key 'harden_syscall' in [process]; did you mean 'harden_syscalls'? [unknown-key]\n");
 }
 
 TEST_CASE("toml: path refusals carry the element's position and the field's name") {
@@ -377,7 +401,7 @@ timeout = 5
 set = { "A B" = "1" }
 )");
     CHECK_FALSE(parsed.policy);
-    CHECK(parsed.diags.error_count() == 9);
+    CHECK(parsed.diags.error_count() == 8);
     CHECK(summary(parsed.diags) ==
           "1:11: error: policy version 3 is not supported: this compiler reads version 1 [version]\n"
           "2:2: error: unknown key 'filesytem'; did you mean 'filesystem'? [unknown-key]\n"
@@ -386,7 +410,6 @@ set = { "A B" = "1" }
           "(TartarOS has no glob engine): list each path [glob]\n"
           "5:24: error: 'read_denies' must be an array of paths or { path, type } tables; element 2 is an integer [type]\n"
           "6:15: error: 'materialize' must be a boolean (true or false), not an integer [type]\n"
-          "7:2: error: 'network' is not supported by this version yet [unsupported]\n"
           "9:1: error: 'timeout' in [process] is not supported by this version yet [unsupported]\n"
           "11:9: error: 'set': 'A B' is not a valid environment variable name (letters, digits and '_', not "
           "starting with a digit) [env-name]\n");

@@ -108,6 +108,7 @@ std::vector<Rule> device_rules()
 {
     return {{TP_LL_PATH, "/dev/full", DEVFILE, OPT},
             {TP_LL_PATH, "/dev/null", DEVFILE, OPT},
+            {TP_LL_PATH, "/dev/pts", DEVFILE | TP_LL_FS_READ_DIR, OPT},
             {TP_LL_PATH, "/dev/shm", WRITE, OPT},
             {TP_LL_PATH, "/dev/tty", DEVFILE, OPT},
             {TP_LL_PATH, "/dev/zero", DEVFILE, OPT}};

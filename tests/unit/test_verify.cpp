@@ -12,6 +12,7 @@
 #include "fake_host.h"
 #include "lower.h"
 #include "lower_fs.h"
+#include "bpf_check.h"
 #include "plan_reader.h"
 #include "plan_writer.h"
 #include "verify.h"
@@ -40,6 +41,9 @@ struct Decoded {
     std::vector<LandlockRule> rules;
     std::vector<tp_origin> rule_origins;
     std::vector<EnvEntry> env;
+    bool has_seccomp = false;
+    tp_seccomp seccomp{};
+    std::vector<tp_bpf_insn> filter;
 };
 
 Decoded decode(const std::vector<uint8_t> &bytes)
@@ -69,6 +73,11 @@ Decoded decode(const std::vector<uint8_t> &bytes)
     }
     for (uint32_t i = 0; i < plan.env_count; i++)
         d.env.push_back(EnvEntry{plan.env[i].op, s(plan.env[i].name), s(plan.env[i].value), plan.env[i].origin});
+    if (plan.seccomp) {
+        d.has_seccomp = true;
+        d.seccomp = *plan.seccomp;
+        d.filter.assign(plan.seccomp_prog, plan.seccomp_prog + plan.seccomp_insn_count);
+    }
     return d;
 }
 
@@ -107,6 +116,8 @@ std::vector<uint8_t> encode(const Decoded &d)
     for (const EnvEntry &e : d.env)
         w.add_env(tp_env{e.op, 0, w.str(e.name), w.str(e.value), e.origin});
     w.set_exec(d.exec);
+    if (d.has_seccomp)
+        w.set_seccomp(d.seccomp, d.filter, true);
     w.set_required_features(d.features);
     w.set_min_landlock_abi(d.min_abi);
     return w.finish();
@@ -313,6 +324,30 @@ TEST_CASE("verify: a dropped or misplaced mount step is refused")
             f.verify_edited([](Decoded &d) { step_at(d, TP_MNT_MASK, "/w/secret").path = "/w/./secret"; });
         CHECK(err.find("normalised") != std::string::npos);
     }
+}
+
+TEST_CASE("verify: a seccomp filter that is not the policy's profile is refused")
+{
+    Fixture f;
+    CHECK(f.verify_edited([](Decoded &d) { d.has_seccomp = false; }) ==
+          "the plan reader refuses it: the header requires seccomp, but the plan has no seccomp filter");
+    CHECK(f.verify_edited([](Decoded &d) {
+              d.has_seccomp = false;
+              d.features &= ~uint64_t{TP_FEAT_SECCOMP};
+          }) == "the seccomp section is missing");
+    CHECK(f.verify_edited([](Decoded &d) { d.seccomp.profile &= ~TP_SC_HARDEN; }) ==
+          "the seccomp profile 0x0 does not match the policy");
+    // ptrace's refusal (the only ERRNO(EPERM) return) becomes ALLOW: every refused call passes.
+    const std::string err = f.verify_edited([](Decoded &d) {
+        for (tp_bpf_insn &in : d.filter)
+            if (in.code == (TP_BPF_RET | TP_BPF_K) && in.k == (TP_RET_ERRNO | 1u))
+                in.k = TP_RET_ALLOW;
+    });
+    CHECK(err.rfind("seccomp: ", 0) == 0);
+    CHECK(err.find("returns ALLOW, the profile says ERRNO(EPERM)") != std::string::npos);
+    CHECK(f.verify_edited([](Decoded &d) { d.filter.back().k = TP_RET_ERRNO | 5000u; }) ==
+          "the plan reader refuses it: seccomp program refused: instruction " + std::to_string(decode(f.plan).filter.size() - 1) +
+              ": return value 0x00051388 is not KILL_PROCESS, KILL_THREAD, ERRNO(1..4095) or ALLOW");
 }
 
 TEST_CASE("verify: damaged bytes are refused by the reader")

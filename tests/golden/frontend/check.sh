@@ -78,6 +78,26 @@ refused "tartaros: usage: " --verify plan.bin --json
 cp good.toml changed.toml
 printf '[process]\nisolate_pids = false\n' >>changed.toml
 refused "tartaros: plan.bin: does not implement changed.toml: " --verify plan.bin changed.toml
+# The plan with every EPERM return of its seccomp program made ALLOW and the checksum resealed,
+# so only translation validation can tell: --verify names a call and both answers.
+python3 - plan.bin <<'PYEOF2' || fail "patching the seccomp program"
+import struct, sys
+plan = bytearray(open(sys.argv[1], "rb").read())
+eperm = struct.pack("<HBBI", 0x06, 0, 0, 0x00050001)
+allow = struct.pack("<HBBI", 0x06, 0, 0, 0x7FFF0000)
+assert plan.count(eperm) >= 1
+plan = plan.replace(eperm, allow)
+plan[48:56] = bytes(8)
+h = 0xCBF29CE484222325
+for b in plan:
+    h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+plan[48:56] = struct.pack("<Q", h)
+open(sys.argv[1], "wb").write(plan)
+PYEOF2
+refused "tartaros: plan.bin: does not implement good.toml: seccomp: " --verify plan.bin good.toml
+grep -q 'returns ALLOW, the profile says ERRNO(EPERM)' "$work/err" ||
+    fail "--verify names the call the tampered filter lets through: $(cat "$work/err")"
+cp first.bin plan.bin
 "$compile" --version | grep -q '^tartaros-compile ' || fail "--version"
 "$compile" --help | grep -q '^usage: tartaros-compile' || fail "--help"
 
