@@ -32,6 +32,7 @@ struct run_ctx {
     bool mount_layer;           /* run the plan's mount steps */
     bool pid_ns;                /* init is PID 1 of a new PID namespace */
     unsigned landlock_abi;      /* ABI in use; 0 = Landlock is not applied */
+    bool seccomp;               /* load the plan's seccomp filter */
 
     struct exit_notice *exit_notice;  /* shared by the supervisor and init; NULL = none */
 };

@@ -136,8 +136,17 @@ constexpr uint8_t DT_UNKNOWN_TYPE = 0;
 constexpr uint8_t DT_DIR_TYPE = 4;
 constexpr uint8_t DT_LNK_TYPE = 10;
 
+/* seccomp(2). The program itself is ir/plan.h's tp_bpf_insn (struct sock_filter). */
+struct sock_fprog {
+    unsigned short len;
+    const void *filter;
+};
+constexpr unsigned SECCOMP_SET_MODE_FILTER = 1;
+constexpr unsigned SECCOMP_GET_ACTION_AVAIL = 2;
+
 }  // namespace kuapi
 
+static_assert(sizeof(kuapi::sock_fprog) == 16, "struct sock_fprog");
 static_assert(sizeof(kuapi::open_how) == 24, "struct open_how (OPEN_HOW_SIZE_VER0)");
 static_assert(sizeof(kuapi::mount_attr) == 32, "struct mount_attr (MOUNT_ATTR_SIZE_VER0)");
 static_assert(sizeof(kuapi::landlock_ruleset_attr) == 24, "struct landlock_ruleset_attr, ABI 6+");

@@ -12,6 +12,7 @@
 
 #include "arena.h"
 #include "landlock.h"
+#include "seccomp.h"
 #include "mount_tree.h"
 #include "paths.h"
 #include "report.h"
@@ -260,6 +261,19 @@ void decide_namespaces(run_ctx *ctx, loss_list *losses)
         lose_mount_layer(ctx, losses, "the kernel lacks openat2 or mount_setattr (Linux 5.12 or later)");
 }
 
+void decide_seccomp(run_ctx *ctx, loss_list *losses)
+{
+    const tp_plan *plan = ctx->plan;
+    ctx->seccomp = plan->seccomp != nullptr;
+    if (!ctx->seccomp)
+        return;
+    const char *why = seccomp_unavailable_reason(plan);
+    if (why == nullptr)
+        return;
+    ctx->seccomp = false;
+    add_loss(losses, (plan->seccomp_section_flags & TP_SECF_REQUIRED) != 0, "the seccomp filter", "seccomp", why);
+}
+
 }  // namespace
 
 void preflight(run_ctx *ctx)
@@ -267,6 +281,7 @@ void preflight(run_ctx *ctx)
     check_plan(ctx);
     loss_list losses = {};
     decide_landlock(ctx, &losses);
+    decide_seccomp(ctx, &losses);
     decide_namespaces(ctx, &losses);
     settle(ctx, &losses);
 }

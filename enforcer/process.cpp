@@ -13,6 +13,7 @@
 #include "arena.h"
 #include "landlock.h"
 #include "report.h"
+#include "seccomp.h"
 #include "signals.h"
 #include "syscalls.h"
 
@@ -228,6 +229,6 @@ void command_main(const run_ctx *ctx, pid_t init_pid, int ruleset)
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         fail(EXIT_STARTUP, "no_new_privs: %s", strerror(errno));
     landlock_enforce(ruleset);
-    /* seccomp: the plan's filter is loaded here, the last step before exec. */
+    seccomp_enforce(ctx);  /* last: from here on only execve runs, and the filter allows it */
     exec_command(ctx->argv, envp);
 }
