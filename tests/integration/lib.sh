@@ -9,6 +9,7 @@
 # Inside sandbox scripts (sbx_script), results are lines `LABEL=RESULT` (and `LABEL.data=`,
 # `LABEL.names=`), written by the probe helper ($PROBE LABEL OP ARGS) or by the shell
 # function `t LABEL CMD...` (RESULT is ok or fail(STATUS); .data is the merged output).
+# $SYSPROBE (it-syscalls, syscall_probe.c) does the same for one raw system call.
 
 set -u
 IT_PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin
@@ -39,7 +40,8 @@ it_setup() {
     COMPILE=$IT_DIR/tartaros-compile
     EXEC=$IT_DIR/tartaros-exec
     PROBE=$IT_DIR/it-probe
-    [ -x "$COMPILE" ] && [ -x "$EXEC" ] && [ -x "$PROBE" ] || die "fixture binaries missing in $IT_DIR"
+    SYSPROBE=$IT_DIR/it-syscalls
+    [ -x "$COMPILE" ] && [ -x "$EXEC" ] && [ -x "$PROBE" ] && [ -x "$SYSPROBE" ] || die "fixture binaries missing in $IT_DIR"
 
     T=$(mktemp -d "${IT_TMPDIR:-/var/tmp}/tartaros-it-$IT_NAME-$IT_VARIANT.XXXXXX") || die "mktemp failed"
     chmod 755 "$T"
