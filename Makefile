@@ -30,6 +30,7 @@ check-sanitize: deps
 
 bench: build
 	./bench/startup.sh $(BUILD)
+	./bench/syscalls.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-sanitize
