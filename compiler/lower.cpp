@@ -114,7 +114,7 @@ void write_seccomp(ir::PlanWriter &w, const Policy &policy, const std::vector<tp
 {
     const seccomp::ProfileFlags flags = seccomp_flags(policy);
     tp_seccomp sc{};
-    sc.profile = (flags.harden ? uint32_t{TP_SC_HARDEN} : 0u) | (flags.deny_unix ? uint32_t{TP_SC_DENY_UNIX} : 0u);
+    sc.profile = seccomp_profile_bits(flags);
     sc.table_max_nr = seccomp::kTableMaxNr;
     sc.harden_origin = origin(policy.process.harden_syscalls.pos);
     sc.deny_unix_origin = origin(policy.network.deny_unix.pos);
@@ -144,6 +144,11 @@ SourcePos policy_pos(const Policy &policy)
 seccomp::ProfileFlags seccomp_flags(const Policy &policy)
 {
     return {policy.process.harden_syscalls.value, policy.network.deny_unix.value};
+}
+
+uint32_t seccomp_profile_bits(seccomp::ProfileFlags flags)
+{
+    return (flags.harden ? uint32_t{TP_SC_HARDEN} : 0u) | (flags.deny_unix ? uint32_t{TP_SC_DENY_UNIX} : 0u);
 }
 
 std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &options, Diagnostics &diags)

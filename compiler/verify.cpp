@@ -152,8 +152,7 @@ private:
         if (plan_.seccomp == nullptr)
             return "the seccomp section is missing";
         const seccomp::ProfileFlags want = seccomp_flags(policy_);
-        const uint32_t profile = (want.harden ? uint32_t{TP_SC_HARDEN} : 0u) | (want.deny_unix ? uint32_t{TP_SC_DENY_UNIX} : 0u);
-        if (plan_.seccomp->profile != profile || plan_.seccomp->table_max_nr != seccomp::kTableMaxNr)
+        if (plan_.seccomp->profile != seccomp_profile_bits(want) || plan_.seccomp->table_max_nr != seccomp::kTableMaxNr)
             return "the seccomp profile " + hex(plan_.seccomp->profile) + " does not match the policy";
         const std::optional<std::string> why = seccomp::verify_seccomp(
             {plan_.seccomp_prog, plan_.seccomp_insn_count}, seccomp::Profile(want));

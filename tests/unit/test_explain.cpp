@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "explain.h"
+#include "lower.h"
 #include "plan_writer.h"
 #include "seccomp_lower.h"
 #include "syscall_table.h"
@@ -363,7 +364,7 @@ namespace {
 std::vector<uint8_t> seccomp_plan(tartaros::seccomp::ProfileFlags flags)
 {
     tartaros::ir::PlanWriter w;
-    const uint32_t profile = (flags.harden ? uint32_t{TP_SC_HARDEN} : 0u) | (flags.deny_unix ? uint32_t{TP_SC_DENY_UNIX} : 0u);
+    const uint32_t profile = tartaros::seccomp_profile_bits(flags);
     w.set_seccomp({profile, tartaros::seccomp::kTableMaxNr, {30, 1}, {flags.deny_unix ? 33u : 0u, 1}},
                   tartaros::seccomp::lower_seccomp(tartaros::seccomp::Profile(flags)), true);
     return w.finish();
