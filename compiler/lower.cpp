@@ -3,6 +3,7 @@
 // host shows (lower_fs.h): no hash-map order, addresses or clock reach the bytes.
 #include "lower.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "fs_trie.h"
@@ -71,6 +72,7 @@ void write_filesystem(ir::PlanWriter &w, const FsLowering &fs)
 
     tp_landlock_ruleset rs{};
     rs.handled_access_fs = kHandledRights;
+    rs.scoped = kScopes;
     rs.abi = kLandlockAbi;
     rs.flags = TP_MNTF_REQUIRED;
     w.set_landlock(rs, true);
@@ -130,7 +132,7 @@ std::vector<uint8_t> write_plan(const Policy &policy, const FsLowering &fs, cons
     write_environment(w, policy);
     write_seccomp(w, policy, filter);
     w.set_required_features(required_features(policy));
-    w.set_min_landlock_abi(landlock_abi_needed(kHandledRights));
+    w.set_min_landlock_abi(std::max(landlock_abi_needed(kHandledRights), kScopesAbi));
     return w.finish();
 }
 

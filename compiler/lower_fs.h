@@ -62,6 +62,12 @@ uint64_t level_rights(Level level);
 inline constexpr uint32_t kLandlockAbi = 7;
 uint32_t landlock_abi_needed(uint64_t fs_access);
 
+// Every plan scopes abstract unix sockets and signals to the sandbox's own Landlock domain
+// (ABI 6): a second layer under the network and PID namespaces, and the only one left when
+// those are lost (no user namespaces).
+inline constexpr uint64_t kScopes = TP_LL_SCOPE_ABSTRACT_UNIX_SOCKET | TP_LL_SCOPE_SIGNAL;
+inline constexpr uint32_t kScopesAbi = 6;
+
 // Extra rights inside the private /dev, beyond its Read level, so ordinary commands work
 // (`cmd > /dev/null` opens with O_TRUNC, a terminal needs ioctls). Granted only when the DEV
 // step is in the plan and the trie leaves the path at Read.

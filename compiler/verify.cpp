@@ -137,6 +137,8 @@ private:
         const tp_landlock_ruleset &ll = *plan_.landlock;
         if (ll.handled_access_fs != kHandledRights || ll.abi != kLandlockAbi)
             return "Landlock handles " + hex(ll.handled_access_fs) + " instead of every ABI-7 right";
+        if (ll.scoped != kScopes || plan_.header->min_landlock_abi < kScopesAbi)
+            return "Landlock scopes " + hex(ll.scoped) + " instead of abstract unix sockets and signals";
         if (plan_.header->min_landlock_abi < landlock_abi_needed(ll.handled_access_fs))
             return "min_landlock_abi " + std::to_string(plan_.header->min_landlock_abi) +
                    " is below the rights handled";

@@ -251,6 +251,10 @@ struct tp_bpf_insn {               /* 8 bytes */
 #define TP_LL_FS_TRUNCATE    (1ull << 14)  /* ABI 3 */
 #define TP_LL_FS_IOCTL_DEV   (1ull << 15)  /* ABI 5 */
 #define TP_LL_FS_ALL_ABI7    ((1ull << 16) - 1)
+/* Landlock scopes (ABI 6): IPC the sandbox may not reach outside its own Landlock domain. */
+#define TP_LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ull << 0)
+#define TP_LL_SCOPE_SIGNAL               (1ull << 1)
+
 /* Rights that apply to a regular file (the rest only make sense on directories). */
 #define TP_LL_FS_FILE_RIGHTS (TP_LL_FS_EXECUTE | TP_LL_FS_WRITE_FILE | TP_LL_FS_READ_FILE | \
                               TP_LL_FS_TRUNCATE | TP_LL_FS_IOCTL_DEV)

@@ -47,6 +47,55 @@ expect ws_write ok "the writable root is writable"
 check_not "nothing was written outside the root" test -e "$T/outside"
 check_content "the write in the root landed" "$T/ws/file" x
 
+section "without namespaces, Landlock's scopes still cut the host's abstract sockets and signals"
+# Here no network or PID namespace separates the sandbox from the host: a host abstract unix
+# socket and a host process of the caller's own uid (bubblewrap's uid 65534 is the caller's
+# uid outside its user namespace) are both in reach, as the controls show without
+# tartaros-exec. Landlock's scopes (ABI 6) are what refuses them.
+abstract="tartaros-it-$$-$RANDOM"
+spawn /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind("\0" + sys.argv[1])
+s.listen(16)
+while True:
+    s.accept()[0].close()
+' "$abstract"
+spawn "${AS[@]}" sleep 300
+victim=$(find_descendant "$SPAWNED" sleep) || die "the host process did not start"
+cat >"$T/ipc.py" <<'PYEOF2'
+import errno, os, socket, sys, time
+def attempt(label, action):
+    try:
+        action()
+        print(f"{label}=ok")
+    except OSError as e:
+        print(f"{label}={errno.errorcode.get(e.errno, e.errno)}")
+def connect():
+    for _ in range(50):
+        s = socket.socket(socket.AF_UNIX)
+        try:
+            s.connect("\0" + sys.argv[1])
+            return
+        except ConnectionRefusedError:
+            time.sleep(0.1)
+        finally:
+            s.close()
+    raise ConnectionRefusedError(errno.ECONNREFUSED, "no listener")
+attempt("abstract", connect)
+attempt("signal", lambda: os.kill(int(sys.argv[2]), 0))
+PYEOF2
+chmod 644 "$T/ipc.py"
+capture_as bwrap --ro-bind / / --dev /dev --proc /proc --bind "$T" "$T" \
+    --unshare-user --uid 65534 --gid 65534 --disable-userns -- /usr/bin/python3 "$T/ipc.py" "$abstract" "$victim"
+expect abstract ok "control: without tartaros-exec the host's abstract socket is reachable"
+expect signal ok "control: ... and the host process of the same uid can be signalled"
+no_userns /usr/bin/python3 "$T/ipc.py" "$abstract" "$victim"
+expect_rc 0 "the degraded run ran"
+expect abstract EPERM "degraded: the host's abstract socket is refused (Landlock abstract-socket scope)"
+expect signal EPERM "degraded: the host process cannot be signalled (Landlock signal scope)"
+check "the host process is still alive" running "$victim"
+
 section "with --strict: a refusal, and nothing ran"
 no_userns --strict /bin/sh -c "echo RAN; touch $T/ws/ran"
 expect_rc 78 "--strict refuses"

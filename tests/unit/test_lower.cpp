@@ -171,7 +171,9 @@ TEST_CASE("lower: a workspace policy in scope all")
     CHECK(l.plan.ns->required == l.plan.ns->flags);
     CHECK(l.plan.landlock->handled_access_fs == TP_LL_FS_ALL_ABI7);
     CHECK(l.plan.landlock->abi == 7);
-    CHECK(l.plan.header->min_landlock_abi == 5);
+    CHECK(l.plan.landlock->scoped == (TP_LL_SCOPE_ABSTRACT_UNIX_SOCKET | TP_LL_SCOPE_SIGNAL));
+    CHECK(l.plan.landlock->handled_access_net == 0);
+    CHECK(l.plan.header->min_landlock_abi == 6);  // the scopes; the rights alone need 5
     CHECK((l.plan.header->required_features & (TP_FEAT_USERNS | TP_FEAT_MOUNTNS | TP_FEAT_LANDLOCK)) ==
           (TP_FEAT_USERNS | TP_FEAT_MOUNTNS | TP_FEAT_LANDLOCK));
     CHECK((l.plan.mounts_section_flags & TP_SECF_REQUIRED) != 0);

@@ -326,6 +326,15 @@ TEST_CASE("verify: a dropped or misplaced mount step is refused")
     }
 }
 
+TEST_CASE("verify: Landlock without its scopes is refused")
+{
+    Fixture f;
+    CHECK(f.verify_edited([](Decoded &d) { d.landlock.scoped = TP_LL_SCOPE_SIGNAL; }) ==
+          "Landlock scopes 0x2 instead of abstract unix sockets and signals");
+    CHECK(f.verify_edited([](Decoded &d) { d.min_abi = 5; }) ==
+          "Landlock scopes 0x3 instead of abstract unix sockets and signals");
+}
+
 TEST_CASE("verify: a seccomp filter that is not the policy's profile is refused")
 {
     Fixture f;
