@@ -180,6 +180,17 @@ bool inside_writable_root(const Policy &policy, const std::string &path)
                        [&](const LocatedPath &root) { return path_is_within(path, root.value); });
 }
 
+// Whether any list of the policy names exactly `path`.
+bool names_path(const Policy &policy, const std::string &path)
+{
+    for (const auto *list : {&policy.fs.read_allows, &policy.fs.read_denies, &policy.fs.writable_roots,
+                             &policy.fs.write_denies})
+        for (const LocatedPath &p : *list)
+            if (p.value == path)
+                return true;
+    return false;
+}
+
 }  // namespace
 
 FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path)
@@ -204,6 +215,13 @@ FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path)
     add_paths(trie, policy.fs.writable_roots, RuleKind::WritableRoot);
     add_paths(trie, policy.fs.read_denies, RuleKind::ReadDeny, policy.fs.file_targets);
     add_paths(trie, policy.fs.write_denies, RuleKind::WriteDeny, policy.fs.file_targets);
+
+    // Host services listen on unix sockets under /run (D-Bus, Docker, containerd, the user's
+    // runtime dir with ssh-agent, gpg-agent, PulseAudio): a socket can be connected to through a
+    // read-only mount and Landlock (ABI 7) does not see connect(), so /run is hidden unless the
+    // policy names it. A rule beneath /run re-opens that part, as for any read deny.
+    if (!granted && !names_path(policy, kHostSocketDir))
+        trie.add(kHostSocketDir, FsRule{RuleKind::ReadDeny, SourcePos{policy.source_path, 0, 0}, true});
 
     // An agent must not be able to weaken its own sandbox (DESIGN §5).
     const SourcePos implied{policy.source_path, 0, 0};

@@ -89,6 +89,10 @@ private:
 // added by their own rules).
 extern const std::vector<std::string> kGrantedSystemPaths;
 
+// Where host services keep their unix sockets: hidden under read_scope "all" unless the
+// policy names it (an implied read deny; "granted" never shows it).
+inline const std::string kHostSocketDir = "/run";
+
 // The trie of `policy`, with the implied rules: the read scope, the granted system paths,
 // /dev, /proc (isolate_proc), /tmp (private_tmp), and write denies on the policy file and on
 // `plan_path` when they lie inside a writable root.

@@ -146,13 +146,14 @@ TEST_CASE("lower: a workspace policy in scope all")
                             {TP_MNT_PROC, "/proc", REQ},
                             {TP_MNT_TMPFS, "/tmp", REQ},
                             {TP_MNT_MASK, "/home/u/.ssh", REQ | OPT},
+                            {TP_MNT_MASK, "/run", REQ | OPT},  // implied: host unix sockets
                             {TP_MNT_BIND, "/w", 0, "/w"},
                             {TP_MNT_PIN, "/w/.git", REQ | OPT, "", "/w"},
                             {TP_MNT_WRITE_DENY, "/w/.git/config", REQ | MASK_ABSENT, "", "/w"},
                             {TP_MNT_WRITE_DENY, "/w/.git/hooks", REQ | MASK_ABSENT, "", "/w"},
                         });
     std::vector<Rule> want = {
-        {TP_LL_EXPAND, "/", READ, 0, "home"},
+        {TP_LL_EXPAND, "/", READ, 0, "home/run"},
         {TP_LL_PATH, "/", DIR, 0},
     };
     for (const Rule &r : device_rules())
@@ -180,8 +181,9 @@ TEST_CASE("lower: a workspace policy in scope all")
 
     // Origins: each step points at the policy line that caused it.
     CHECK(l.step_origins[4].line == 6);  // MASK /home/u/.ssh
-    CHECK(l.step_origins[5].line == 4);  // BIND /w
-    CHECK(l.step_origins[6].line == 5);  // PIN for the write deny
+    CHECK(l.step_origins[5].line == 0);  // MASK /run, implied
+    CHECK(l.step_origins[6].line == 4);  // BIND /w
+    CHECK(l.step_origins[7].line == 5);  // PIN for the write deny
     CHECK(l.step_origins[0].line == 0);  // implied default scope
 
     CHECK(count_rule_id(l.diags, "mount-only", Severity::Note) == 2);
@@ -257,13 +259,14 @@ TEST_CASE("lower: the policy file and the plan are write-denied when inside a wr
                             {TP_MNT_ROOT_READONLY, "/", REQ},
                             {TP_MNT_DEV, "/dev", REQ},
                             {TP_MNT_PROC, "/proc", REQ},
+                            {TP_MNT_MASK, "/run", REQ | OPT},
                             {TP_MNT_BIND, "/w", 0, "/w"},
                             {TP_MNT_PIN, "/w/build", REQ | MAT_DIR, "", "/w"},
                             {TP_MNT_WRITE_DENY, "/w/build/plan.bin", REQ | MAT_FILE, "", "/w"},
                             {TP_MNT_WRITE_DENY, "/w/policy.toml", REQ | MAT_FILE, "", "/w"},
                         });
-    CHECK(l.step_origins[5].line == 0);
     CHECK(l.step_origins[6].line == 0);
+    CHECK(l.step_origins[7].line == 0);
     CHECK(count_rule_id(l.diags, "mount-only", Severity::Note) == 0);  // implied rules make no noise
 
     Lowered outside;
@@ -290,6 +293,7 @@ TEST_CASE("lower: absent deny targets are materialized or masked, by the filesys
                                 {TP_MNT_ROOT_READONLY, "/", REQ},
                                 {TP_MNT_DEV, "/dev", REQ},
                                 {TP_MNT_PROC, "/proc", REQ},
+                                {TP_MNT_MASK, "/run", REQ | OPT},
                                 {TP_MNT_BIND, "/w", 0, "/w"},
                                 {TP_MNT_WRITE_DENY, "/w/.env", REQ | MAT_FILE, "", "/w"},
                                 {TP_MNT_PIN, "/w/.git", REQ | MAT_DIR, "", "/w"},
@@ -306,6 +310,7 @@ TEST_CASE("lower: absent deny targets are materialized or masked, by the filesys
                                 {TP_MNT_ROOT_READONLY, "/", REQ},
                                 {TP_MNT_DEV, "/dev", REQ},
                                 {TP_MNT_PROC, "/proc", REQ},
+                                {TP_MNT_MASK, "/run", REQ | OPT},
                                 {TP_MNT_BIND, "/w", 0, "/w"},
                                 {TP_MNT_WRITE_DENY, "/w/.env", REQ | MASK_ABSENT, "", "/w"},
                                 {TP_MNT_PIN, "/w/.git", REQ | OPT, "", "/w"},
@@ -331,6 +336,7 @@ TEST_CASE("lower: a deny target the policy declares a file is materialized as a 
                             {TP_MNT_ROOT_READONLY, "/", REQ},
                             {TP_MNT_DEV, "/dev", REQ},
                             {TP_MNT_PROC, "/proc", REQ},
+                            {TP_MNT_MASK, "/run", REQ | OPT},
                             {TP_MNT_BIND, "/w", 0, "/w"},
                             {TP_MNT_PIN, "/w/.git", REQ | MAT_DIR, "", "/w"},
                             {TP_MNT_WRITE_DENY, "/w/.git/config", REQ | MAT_FILE, "", "/w"},
@@ -357,8 +363,9 @@ TEST_CASE("lower: a deny with allowed descendants is masked, then they are bound
                             {TP_MNT_BIND, "/home/u/proj/sub", 0, "/home/u/proj/sub"},  // nested root: own mount
                             {TP_MNT_WRITE_DENY, "/home/u/proj/sub/.git", REQ | MASK_ABSENT, "", "/home/u/proj/sub"},
                             {TP_MNT_BIND, "/home/u/pub", RO | OPT, "/home/u/pub"},
+                            {TP_MNT_MASK, "/run", REQ | OPT},
                         });
-    std::vector<Rule> want = {{TP_LL_EXPAND, "/", READ, 0, "home"}, {TP_LL_PATH, "/", DIR, 0}};
+    std::vector<Rule> want = {{TP_LL_EXPAND, "/", READ, 0, "home/run"}, {TP_LL_PATH, "/", DIR, 0}};
     for (const Rule &r : device_rules())
         want.push_back(r);
     for (const Rule &r : std::vector<Rule>{{TP_LL_EXPAND, "/home", READ, OPT, "u"},
@@ -377,6 +384,7 @@ TEST_CASE("lower: denies inside a writable root expand nothing above it")
     Policy p;
     p.fs.writable_roots = {rule_at("/home/u/proj", 1)};
     p.fs.read_denies = {rule_at("/home/u/proj/.env", 2)};
+    p.fs.read_allows = {rule_at("/run", 3)};  // named: no implied deny of /run expands / either
     Lowered l;
     lower(l, p, host);
     std::vector<Rule> want = {{TP_LL_PATH, "/", READ, 0}};
@@ -387,6 +395,40 @@ TEST_CASE("lower: denies inside a writable root expand nothing above it")
     CHECK(std::find(l.steps.begin(), l.steps.end(),
                     Step{TP_MNT_MASK, "/home/u/proj/.env", REQ | MASK_ABSENT, "", "/home/u/proj"}) != l.steps.end());
     CHECK(count_rule_id(l.diags, "mount-only", Severity::Note) == 1);
+}
+
+TEST_CASE("lower: /run, where host services keep their unix sockets, is hidden unless the policy names it")
+{
+    FakeHost host;
+    Policy p;
+    p.fs.writable_roots = {rule_at("/w", 1)};
+    auto has_run_mask = [](const Lowered &l) {
+        return std::find(l.steps.begin(), l.steps.end(), Step{TP_MNT_MASK, "/run", REQ | OPT}) != l.steps.end();
+    };
+    Lowered all;
+    lower(all, p, host);
+    CHECK(has_run_mask(all));
+    CHECK(all.step_origins[3].line == 0);
+
+    p.fs.read_allows = {rule_at("/run/postgresql", 2)};  // re-opens that socket directory only
+    Lowered reopened;
+    lower(reopened, p, host);
+    CHECK(has_run_mask(reopened));
+    CHECK(std::find(reopened.steps.begin(), reopened.steps.end(),
+                    Step{TP_MNT_BIND, "/run/postgresql", RO | OPT, "/run/postgresql"}) != reopened.steps.end());
+
+    p.fs.read_allows = {rule_at("/run", 2)};
+    Lowered named;
+    lower(named, p, host);
+    CHECK_FALSE(has_run_mask(named));
+
+    p.fs.read_allows = {};
+    p.fs.read_scope = {ReadScope::Granted, SourcePos{"p", 3, 1}};
+    Lowered granted;
+    lower(granted, p, host);
+    CHECK_FALSE(has_run_mask(granted));  // never bound back in the first place
+    for (const Step &s : granted.steps)
+        CHECK(s.path.rfind("/run", 0) != 0);
 }
 
 TEST_CASE("lower: a deny written through a host symlink is reported")
