@@ -210,9 +210,9 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
         notes.emplace_back(in_writable ? "mount layer only: Landlock cannot deny inside a writable directory; "
                                          "lost without a mount namespace"
                                        : "hides the names too; without a mount namespace they stay visible");
-        if (m.origin.line == 0 && str(m.path) == "/run")
-            notes.emplace_back("implied: host services' unix sockets live here (D-Bus, Docker, ssh-agent, "
-                               "gpg-agent); name a path beneath it in the policy to re-open that part");
+        if (m.origin.line == 0 && (str(m.path) == "/run" || str(m.path) == "/tmp"))
+            notes.emplace_back("implied: host services' and other users' unix sockets live here (D-Bus, Docker, "
+                               "ssh-agent, tmux, X11); name a path beneath it in the policy to re-open that part");
         break;
     case TP_MNT_SYMLINK:
         notes.emplace_back("link target read by the compiler");

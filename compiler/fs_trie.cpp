@@ -216,12 +216,15 @@ FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path)
     add_paths(trie, policy.fs.read_denies, RuleKind::ReadDeny, policy.fs.file_targets);
     add_paths(trie, policy.fs.write_denies, RuleKind::WriteDeny, policy.fs.file_targets);
 
-    // Host services listen on unix sockets under /run (D-Bus, Docker, containerd, the user's
-    // runtime dir with ssh-agent, gpg-agent, PulseAudio): a socket can be connected to through a
-    // read-only mount and Landlock (ABI 7) does not see connect(), so /run is hidden unless the
-    // policy names it. A rule beneath /run re-opens that part, as for any read deny.
-    if (!granted && !names_path(policy, kHostSocketDir))
-        trie.add(kHostSocketDir, FsRule{RuleKind::ReadDeny, SourcePos{policy.source_path, 0, 0}, true});
+    // Host services and other users listen on unix sockets under /run and /tmp (D-Bus, Docker,
+    // ssh-agent, tmux, X11): a socket can be connected to through a read-only mount and
+    // Landlock (ABI 7) does not see connect(), so both are hidden unless the policy names them
+    // (private_tmp replaces /tmp). A rule beneath re-opens that part, as for any read deny.
+    for (const std::string &dir : kHostSocketDirs) {
+        const bool replaced = dir == "/tmp" && policy.fs.private_tmp.value;
+        if (!granted && !replaced && !names_path(policy, dir))
+            trie.add(dir, FsRule{RuleKind::ReadDeny, SourcePos{policy.source_path, 0, 0}, true});
+    }
 
     // An agent must not be able to weaken its own sandbox (DESIGN §5).
     const SourcePos implied{policy.source_path, 0, 0};

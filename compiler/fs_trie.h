@@ -89,9 +89,11 @@ private:
 // added by their own rules).
 extern const std::vector<std::string> kGrantedSystemPaths;
 
-// Where host services keep their unix sockets: hidden under read_scope "all" unless the
-// policy names it (an implied read deny; "granted" never shows it).
-inline const std::string kHostSocketDir = "/run";
+// Where host services and other users keep their unix sockets: /run (D-Bus, Docker, the
+// user's agents) and the host's /tmp (X11, tmux, forwarded ssh agents). Hidden under
+// read_scope "all" unless the policy names the directory (an implied read deny; "granted"
+// never shows /run, and /tmp only as the private tmpfs of private_tmp).
+inline const std::vector<std::string> kHostSocketDirs = {"/run", "/tmp"};
 
 // The trie of `policy`, with the implied rules: the read scope, the granted system paths,
 // /dev, /proc (isolate_proc), /tmp (private_tmp), and write denies on the policy file and on

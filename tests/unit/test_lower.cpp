@@ -260,13 +260,14 @@ TEST_CASE("lower: the policy file and the plan are write-denied when inside a wr
                             {TP_MNT_DEV, "/dev", REQ},
                             {TP_MNT_PROC, "/proc", REQ},
                             {TP_MNT_MASK, "/run", REQ | OPT},
+                            {TP_MNT_MASK, "/tmp", REQ | OPT},
                             {TP_MNT_BIND, "/w", 0, "/w"},
                             {TP_MNT_PIN, "/w/build", REQ | MAT_DIR, "", "/w"},
                             {TP_MNT_WRITE_DENY, "/w/build/plan.bin", REQ | MAT_FILE, "", "/w"},
                             {TP_MNT_WRITE_DENY, "/w/policy.toml", REQ | MAT_FILE, "", "/w"},
                         });
-    CHECK(l.step_origins[6].line == 0);
     CHECK(l.step_origins[7].line == 0);
+    CHECK(l.step_origins[8].line == 0);
     CHECK(count_rule_id(l.diags, "mount-only", Severity::Note) == 0);  // implied rules make no noise
 
     Lowered outside;
@@ -294,6 +295,7 @@ TEST_CASE("lower: absent deny targets are materialized or masked, by the filesys
                                 {TP_MNT_DEV, "/dev", REQ},
                                 {TP_MNT_PROC, "/proc", REQ},
                                 {TP_MNT_MASK, "/run", REQ | OPT},
+                                {TP_MNT_MASK, "/tmp", REQ | OPT},
                                 {TP_MNT_BIND, "/w", 0, "/w"},
                                 {TP_MNT_WRITE_DENY, "/w/.env", REQ | MAT_FILE, "", "/w"},
                                 {TP_MNT_PIN, "/w/.git", REQ | MAT_DIR, "", "/w"},
@@ -311,6 +313,7 @@ TEST_CASE("lower: absent deny targets are materialized or masked, by the filesys
                                 {TP_MNT_DEV, "/dev", REQ},
                                 {TP_MNT_PROC, "/proc", REQ},
                                 {TP_MNT_MASK, "/run", REQ | OPT},
+                                {TP_MNT_MASK, "/tmp", REQ | OPT},
                                 {TP_MNT_BIND, "/w", 0, "/w"},
                                 {TP_MNT_WRITE_DENY, "/w/.env", REQ | MASK_ABSENT, "", "/w"},
                                 {TP_MNT_PIN, "/w/.git", REQ | OPT, "", "/w"},
@@ -337,6 +340,7 @@ TEST_CASE("lower: a deny target the policy declares a file is materialized as a 
                             {TP_MNT_DEV, "/dev", REQ},
                             {TP_MNT_PROC, "/proc", REQ},
                             {TP_MNT_MASK, "/run", REQ | OPT},
+                            {TP_MNT_MASK, "/tmp", REQ | OPT},
                             {TP_MNT_BIND, "/w", 0, "/w"},
                             {TP_MNT_PIN, "/w/.git", REQ | MAT_DIR, "", "/w"},
                             {TP_MNT_WRITE_DENY, "/w/.git/config", REQ | MAT_FILE, "", "/w"},
@@ -364,8 +368,9 @@ TEST_CASE("lower: a deny with allowed descendants is masked, then they are bound
                             {TP_MNT_WRITE_DENY, "/home/u/proj/sub/.git", REQ | MASK_ABSENT, "", "/home/u/proj/sub"},
                             {TP_MNT_BIND, "/home/u/pub", RO | OPT, "/home/u/pub"},
                             {TP_MNT_MASK, "/run", REQ | OPT},
+                            {TP_MNT_MASK, "/tmp", REQ | OPT},
                         });
-    std::vector<Rule> want = {{TP_LL_EXPAND, "/", READ, 0, "home/run"}, {TP_LL_PATH, "/", DIR, 0}};
+    std::vector<Rule> want = {{TP_LL_EXPAND, "/", READ, 0, "home/run/tmp"}, {TP_LL_PATH, "/", DIR, 0}};
     for (const Rule &r : device_rules())
         want.push_back(r);
     for (const Rule &r : std::vector<Rule>{{TP_LL_EXPAND, "/home", READ, OPT, "u"},
@@ -384,7 +389,7 @@ TEST_CASE("lower: denies inside a writable root expand nothing above it")
     Policy p;
     p.fs.writable_roots = {rule_at("/home/u/proj", 1)};
     p.fs.read_denies = {rule_at("/home/u/proj/.env", 2)};
-    p.fs.read_allows = {rule_at("/run", 3)};  // named: no implied deny of /run expands / either
+    p.fs.read_allows = {rule_at("/run", 3), rule_at("/tmp", 3)};  // named: no implied deny expands / either
     Lowered l;
     lower(l, p, host);
     std::vector<Rule> want = {{TP_LL_PATH, "/", READ, 0}};
@@ -397,18 +402,28 @@ TEST_CASE("lower: denies inside a writable root expand nothing above it")
     CHECK(count_rule_id(l.diags, "mount-only", Severity::Note) == 1);
 }
 
-TEST_CASE("lower: /run, where host services keep their unix sockets, is hidden unless the policy names it")
+TEST_CASE("lower: /run and /tmp, where host unix sockets live, are hidden unless the policy names them")
 {
     FakeHost host;
     Policy p;
     p.fs.writable_roots = {rule_at("/w", 1)};
-    auto has_run_mask = [](const Lowered &l) {
-        return std::find(l.steps.begin(), l.steps.end(), Step{TP_MNT_MASK, "/run", REQ | OPT}) != l.steps.end();
+    auto has_mask = [](const Lowered &l, const char *path) {
+        return std::find(l.steps.begin(), l.steps.end(), Step{TP_MNT_MASK, path, REQ | OPT}) != l.steps.end();
     };
+    auto has_run_mask = [&](const Lowered &l) { return has_mask(l, "/run"); };
     Lowered all;
     lower(all, p, host);
     CHECK(has_run_mask(all));
+    CHECK(has_mask(all, "/tmp"));
     CHECK(all.step_origins[3].line == 0);
+
+    p.fs.private_tmp.value = true;  // the private tmpfs replaces the host's /tmp
+    Lowered private_tmp;
+    lower(private_tmp, p, host);
+    CHECK_FALSE(has_mask(private_tmp, "/tmp"));
+    CHECK(std::find(private_tmp.steps.begin(), private_tmp.steps.end(), Step{TP_MNT_TMPFS, "/tmp", REQ}) !=
+          private_tmp.steps.end());
+    p.fs.private_tmp.value = false;
 
     p.fs.read_allows = {rule_at("/run/postgresql", 2)};  // re-opens that socket directory only
     Lowered reopened;
