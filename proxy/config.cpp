@@ -1,0 +1,181 @@
+/* proxy/config.cpp — command-line parsing (see config.h). */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+
+#include <charconv>
+#include <functional>
+#include <map>
+
+namespace tproxy {
+namespace {
+
+bool parse_uint(const std::string &s, unsigned long long max, unsigned long long *out)
+{
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+    return ec == std::errc() && end == s.data() + s.size() && !s.empty() && *out <= max;
+}
+
+std::optional<ListenAddr> parse_listen(const std::string &s)
+{
+    size_t colon = s.rfind(':');
+    unsigned long long port = 0;
+    if (colon == std::string::npos || !parse_uint(s.substr(colon + 1), 65535, &port))
+        return std::nullopt;
+    std::string host = s.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+    auto pin = parse_pin_address("listen", host);
+    if (!pin)
+        return std::nullopt;
+    ListenAddr l{pin->addr, pin->addr_len};
+    auto port16 = htons(static_cast<uint16_t>(port));
+    if (l.addr.ss_family == AF_INET)
+        reinterpret_cast<sockaddr_in *>(&l.addr)->sin_port = port16;
+    else
+        reinterpret_cast<sockaddr_in6 *>(&l.addr)->sin6_port = port16;
+    return l;
+}
+
+std::optional<std::vector<unsigned>> parse_ports(const std::string &s)
+{
+    std::vector<unsigned> out;
+    size_t start = 0;
+    while (start <= s.size()) {
+        size_t comma = s.find(',', start);
+        unsigned long long p = 0;
+        std::string one = s.substr(start, comma == std::string::npos ? comma : comma - start);
+        if (!parse_uint(one, 65535, &p) || p == 0)
+            return std::nullopt;
+        out.push_back(static_cast<unsigned>(p));
+        if (comma == std::string::npos)
+            return out;
+        start = comma + 1;
+    }
+    return std::nullopt;
+}
+
+using Handler = std::function<std::string(Config &, const std::string &)>;
+
+std::string bad(const std::string &flag, const std::string &v, const char *want)
+{
+    return flag + " '" + v + "': " + want;
+}
+
+std::string set_ms(int *field, const std::string &flag, const std::string &v)
+{
+    unsigned long long n = 0;
+    if (!parse_uint(v, 86400000, &n) || n == 0)
+        return bad(flag, v, "expected milliseconds, 1..86400000");
+    *field = static_cast<int>(n);
+    return "";
+}
+
+std::string add_pattern(std::vector<std::string> *list, const std::string &flag,
+                        const std::string &v)
+{
+    auto p = normalize_pattern(v);
+    if (!p)
+        return bad(flag, v, "expected a host name, an IP literal or *.suffix");
+    list->push_back(*p);
+    return "";
+}
+
+std::string add_fd(std::vector<int> *list, const std::string &flag, const std::string &v)
+{
+    unsigned long long n = 0;
+    if (!parse_uint(v, 1u << 30, &n) || fcntl(static_cast<int>(n), F_GETFD) < 0)
+        return bad(flag, v, "expected an open file descriptor");
+    list->push_back(static_cast<int>(n));
+    return "";
+}
+
+const std::map<std::string, Handler> &handlers()
+{
+    static const std::map<std::string, Handler> h = {
+        {"--listen-fd", [](Config &c, const std::string &v) { return add_fd(&c.listen_fds, "--listen-fd", v); }},
+        {"--listen", [](Config &c, const std::string &v) -> std::string {
+             auto l = parse_listen(v);
+             if (!l)
+                 return bad("--listen", v, "expected IPv4:PORT or [IPv6]:PORT");
+             c.listen_addrs.push_back(*l);
+             return "";
+         }},
+        {"--allow", [](Config &c, const std::string &v) { return add_pattern(&c.policy.allow, "--allow", v); }},
+        {"--deny", [](Config &c, const std::string &v) { return add_pattern(&c.policy.deny, "--deny", v); }},
+        {"--host", [](Config &c, const std::string &v) -> std::string {
+             size_t eq = v.find('=');
+             auto pin = eq == std::string::npos ? std::nullopt
+                                                : parse_pin_address(v.substr(0, eq), v.substr(eq + 1));
+             if (!pin)
+                 return bad("--host", v, "expected NAME=IPv4 or NAME=IPv6");
+             for (const Pin &p : c.policy.pins)
+                 if (p.name == pin->name)
+                     return bad("--host", v, "this name is pinned twice");
+             c.policy.pins.push_back(*pin);
+             return "";
+         }},
+        {"--ports", [](Config &c, const std::string &v) -> std::string {
+             auto p = parse_ports(v);
+             if (!p)
+                 return bad("--ports", v, "expected a comma-separated list of ports 1..65535");
+             c.policy.ports = *p;
+             return "";
+         }},
+        {"--max-header-bytes", [](Config &c, const std::string &v) -> std::string {
+             unsigned long long n = 0;
+             if (!parse_uint(v, 1 << 20, &n) || n < 256)
+                 return bad("--max-header-bytes", v, "expected 256..1048576");
+             c.max_header_bytes = n;
+             return "";
+         }},
+        {"--max-connections", [](Config &c, const std::string &v) -> std::string {
+             unsigned long long n = 0;
+             if (!parse_uint(v, 1 << 20, &n) || n == 0)
+                 return bad("--max-connections", v, "expected 1..1048576");
+             c.max_connections = n;
+             return "";
+         }},
+        {"--header-timeout-ms", [](Config &c, const std::string &v) { return set_ms(&c.header_timeout_ms, "--header-timeout-ms", v); }},
+        {"--idle-timeout-ms", [](Config &c, const std::string &v) { return set_ms(&c.idle_timeout_ms, "--idle-timeout-ms", v); }},
+        {"--connect-timeout-ms", [](Config &c, const std::string &v) { return set_ms(&c.connect_timeout_ms, "--connect-timeout-ms", v); }},
+        {"--log", [](Config &c, const std::string &v) -> std::string {
+             std::vector<int> one;
+             std::string err = add_fd(&one, "--log", v);
+             if (err.empty())
+                 c.log_fd = one[0];
+             return err;
+         }},
+    };
+    return h;
+}
+
+}  // namespace
+
+std::variant<Config, std::string> parse_args(const std::vector<std::string> &args)
+{
+    Config c;
+    c.policy.ports = {443, 80};
+    for (size_t i = 0; i < args.size(); i++) {
+        if (args[i] == "--strict") {
+            c.strict = true;
+            continue;
+        }
+        auto h = handlers().find(args[i]);
+        if (h == handlers().end())
+            return "unknown argument '" + args[i] + "'";
+        if (i + 1 == args.size())
+            return args[i] + " needs a value";
+        std::string err = h->second(c, args[++i]);
+        if (!err.empty())
+            return err;
+    }
+    if (c.listen_fds.empty() && c.listen_addrs.empty())
+        return std::string("no listener: give --listen-fd N or --listen ADDR:PORT");
+    if (c.policy.allow.empty())
+        return std::string("no --allow: the proxy would refuse everything");
+    return c;
+}
+
+}  // namespace tproxy

@@ -1,0 +1,40 @@
+/* proxy/reply.h — what the proxy says: refusal responses and the decision log.
+ *
+ * Every refusal is one HTTP response with "Connection: close", an X-Proxy-Error code and a
+ * one-line text body that names the host and what to change (the policy field for policy
+ * refusals). Every decision — allowed or refused — is one log line, written with a single
+ * write(2) so lines from one proxy never interleave.
+ */
+#pragma once
+
+#include <string>
+
+namespace tproxy {
+
+struct Refusal {
+    int status;        // 400, 403, 408, 414, 431, 501, 502, 503, 504, 505
+    const char *code;  // X-Proxy-Error
+    std::string body;  // one line, no newline
+};
+
+// The whole HTTP response for a refusal.
+std::string refusal_response(const Refusal &r);
+
+// "HTTP/1.1 200 Connection established" and its blank line.
+const std::string &connect_established();
+
+class DecisionLog {
+public:
+    explicit DecisionLog(int fd) : fd_(fd) {}
+    // "allowed METHOD host:port addr=ADDR via=pin|dns|literal"
+    void allowed(const std::string &method, const std::string &target, const std::string &addr,
+                 const char *via) const;
+    // "denied METHOD host:port CODE: body"
+    void denied(const std::string &method, const std::string &target, const Refusal &r) const;
+
+private:
+    void line(const std::string &s) const;
+    int fd_;
+};
+
+}  // namespace tproxy
