@@ -31,6 +31,7 @@ check-sanitize: deps
 bench: build
 	./bench/startup.sh $(BUILD)
 	./bench/syscalls.sh $(BUILD)
+	./bench/proxy.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-sanitize
