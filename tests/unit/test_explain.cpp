@@ -404,3 +404,30 @@ TEST_CASE("explain: the seccomp step shows the profile, its cost, the action tab
     CHECK(has(json, "\"disassembly\":[\"     0: ld [arch]\""));
     CHECK(json.find("{\"step\":\"seccomp\"") < json.find("{\"step\":\"exec\""));
 }
+
+TEST_CASE("explain: the implied masks of /run and /tmp say why, and what stays reachable")
+{
+    tartaros::ir::PlanWriter w;
+    for (const char *path : {"/run", "/tmp", "/home/u/.ssh"}) {
+        tp_mount m{};
+        m.op = TP_MNT_MASK;
+        m.flags = TP_MNTF_REQUIRED | TP_MNTF_OPTIONAL;
+        m.path = w.str(path);
+        m.source = w.str("");
+        m.anchor = w.str("");
+        m.origin = {std::string(path) == "/home/u/.ssh" ? 4u : 0u, 1};
+        w.add_mount(m);
+    }
+    w.set_landlock({TP_LL_FS_ALL_ABI7, 0, TP_LL_SCOPE_ABSTRACT_UNIX_SOCKET | TP_LL_SCOPE_SIGNAL, 7, 0}, true);
+    w.set_min_landlock_abi(6);
+    const std::string text = explain(w.finish(), false);
+    const std::string implied = "implied: host services' and other users' unix sockets live here";
+    const size_t first = text.find(implied);
+    REQUIRE(first != std::string::npos);
+    CHECK(text.find(implied, first + 1) != std::string::npos);  // /run and /tmp
+    CHECK(text.find(implied, text.find(implied, first + 1) + 1) == std::string::npos);  // not the policy's own deny
+    CHECK(has(text, "sockets in other readable places (~/.docker/run, /var/lib) stay reachable"));
+    CHECK(has(text, "   scoped: abstract_unix_socket|signal\n"));
+    CHECK(has(text, "the abstract-socket and signal scopes: ABI 6"));
+    CHECK(has(text, "connect() to a pathname unix socket is no filesystem right Landlock checks"));
+}
