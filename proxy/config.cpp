@@ -4,9 +4,16 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 
+#include <sys/socket.h>
+
+#include <algorithm>
 #include <charconv>
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
+
+#include "../ir/net_channel.h"
 
 namespace tproxy {
 namespace {
@@ -56,6 +63,31 @@ std::optional<std::vector<unsigned>> parse_ports(const std::string &s)
     return std::nullopt;
 }
 
+std::optional<unsigned> parse_port(const std::string &s)
+{
+    unsigned long long p = 0;
+    if (!parse_uint(s, 65535, &p) || p == 0)
+        return std::nullopt;
+    return static_cast<unsigned>(p);
+}
+
+std::optional<int> parse_fd(const std::string &s)
+{
+    unsigned long long n = 0;
+    if (!parse_uint(s, 1u << 30, &n) || fcntl(static_cast<int>(n), F_GETFD) < 0)
+        return std::nullopt;
+    return static_cast<int>(n);
+}
+
+bool is_seqpacket_unix(int fd)
+{
+    int domain = 0, type = 0;
+    socklen_t dl = sizeof domain, tl = sizeof type;
+    return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &dl) == 0 &&
+           getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && domain == AF_UNIX &&
+           type == SOCK_SEQPACKET;
+}
+
 using Handler = std::function<std::string(Config &, const std::string &)>;
 
 std::string bad(const std::string &flag, const std::string &v, const char *want)
@@ -84,10 +116,39 @@ std::string add_pattern(std::vector<std::string> *list, const std::string &flag,
 
 std::string add_fd(std::vector<int> *list, const std::string &flag, const std::string &v)
 {
-    unsigned long long n = 0;
-    if (!parse_uint(v, 1u << 30, &n) || fcntl(static_cast<int>(n), F_GETFD) < 0)
+    auto fd = parse_fd(v);
+    if (!fd)
         return bad(flag, v, "expected an open file descriptor");
-    list->push_back(static_cast<int>(n));
+    list->push_back(*fd);
+    return "";
+}
+
+std::string add_port(std::vector<unsigned> *list, const std::string &flag, const std::string &v)
+{
+    auto p = parse_port(v);
+    if (!p)
+        return bad(flag, v, "expected a port 1..65535");
+    list->push_back(*p);
+    return "";
+}
+
+std::string set_channel(Config &c, const std::string &v)
+{
+    auto fd = parse_fd(v);
+    if (!fd || !is_seqpacket_unix(*fd))
+        return bad("--channel", v, "expected an AF_UNIX SOCK_SEQPACKET socket descriptor");
+    c.channel_fd = *fd;
+    return "";
+}
+
+std::string add_expose(Config &c, const std::string &v)
+{
+    size_t colon = v.find(':');
+    auto fd = colon == std::string::npos ? std::nullopt : parse_fd(v.substr(0, colon));
+    auto port = colon == std::string::npos ? std::nullopt : parse_port(v.substr(colon + 1));
+    if (!fd || !port)
+        return bad("--expose", v, "expected FD:PORT, an open descriptor and a port 1..65535");
+    c.exposes.push_back({*fd, *port});
     return "";
 }
 
@@ -102,6 +163,16 @@ const std::map<std::string, Handler> &handlers()
              c.listen_addrs.push_back(*l);
              return "";
          }},
+        {"--channel", set_channel},
+        {"--proxy-port", [](Config &c, const std::string &v) -> std::string {
+             auto p = parse_port(v);
+             if (!p)
+                 return bad("--proxy-port", v, "expected a port 1..65535");
+             c.proxy_port = *p;
+             return "";
+         }},
+        {"--relay", [](Config &c, const std::string &v) { return add_port(&c.relay_ports, "--relay", v); }},
+        {"--expose", add_expose},
         {"--allow", [](Config &c, const std::string &v) { return add_pattern(&c.policy.allow, "--allow", v); }},
         {"--deny", [](Config &c, const std::string &v) { return add_pattern(&c.policy.deny, "--deny", v); }},
         {"--host", [](Config &c, const std::string &v) -> std::string {
@@ -151,12 +222,59 @@ const std::map<std::string, Handler> &handlers()
     return h;
 }
 
+// Flags that may appear once (the others repeat, or the last value counts).
+const std::set<std::string> kOnce = {"--channel", "--proxy-port"};
+// What configures the HTTP proxy; meaningless in channel mode without --proxy-port.
+const std::set<std::string> kPolicyFlags = {"--allow", "--deny", "--host", "--ports"};
+// Only in channel mode.
+const std::set<std::string> kChannelFlags = {"--proxy-port", "--relay", "--expose"};
+
+std::string check_listen_mode(const Config &c, const std::set<std::string> &seen)
+{
+    for (const std::string &f : kChannelFlags)
+        if (seen.count(f))
+            return f + " needs --channel";
+    if (c.listen_fds.empty() && c.listen_addrs.empty())
+        return "no listener: give --listen-fd N or --listen ADDR:PORT";
+    if (c.policy.allow.empty())
+        return "no --allow: the proxy would refuse everything";
+    return "";
+}
+
+std::string check_channel_mode(const Config &c, const std::set<std::string> &seen)
+{
+    if (!c.listen_fds.empty() || !c.listen_addrs.empty())
+        return "--channel excludes --listen-fd and --listen";
+    if (c.proxy_port == 0 && c.relay_ports.empty() && c.exposes.empty())
+        return "--channel needs at least one of --proxy-port, --relay, --expose";
+    if (c.proxy_port != 0 && c.policy.allow.empty())
+        return "no --allow: the proxy would refuse everything";
+    if (c.proxy_port == 0)
+        for (const std::string &f : kPolicyFlags)
+            if (seen.count(f))
+                return f + " needs --proxy-port: there is no HTTP proxy to apply it to";
+    std::vector<unsigned> ports = c.relay_ports;
+    if (c.proxy_port != 0)
+        ports.push_back(c.proxy_port);
+    if (ports.size() > TNC_MAX_LISTENERS)
+        return "more than " + std::to_string(TNC_MAX_LISTENERS) + " listeners (--proxy-port, --relay)";
+    for (const Expose &e : c.exposes)
+        ports.push_back(e.port);
+    std::sort(ports.begin(), ports.end());
+    auto dup = std::adjacent_find(ports.begin(), ports.end());
+    if (dup != ports.end())
+        return "port " + std::to_string(*dup) +
+               " appears twice among --proxy-port, --relay and --expose";
+    return "";
+}
+
 }  // namespace
 
 std::variant<Config, std::string> parse_args(const std::vector<std::string> &args)
 {
     Config c;
     c.policy.ports = {443, 80};
+    std::set<std::string> seen;
     for (size_t i = 0; i < args.size(); i++) {
         if (args[i] == "--strict") {
             c.strict = true;
@@ -167,15 +285,27 @@ std::variant<Config, std::string> parse_args(const std::vector<std::string> &arg
             return "unknown argument '" + args[i] + "'";
         if (i + 1 == args.size())
             return args[i] + " needs a value";
+        if (!seen.insert(args[i]).second && kOnce.count(args[i]))
+            return args[i] + " given twice";
         std::string err = h->second(c, args[++i]);
         if (!err.empty())
             return err;
     }
-    if (c.listen_fds.empty() && c.listen_addrs.empty())
-        return std::string("no listener: give --listen-fd N or --listen ADDR:PORT");
-    if (c.policy.allow.empty())
-        return std::string("no --allow: the proxy would refuse everything");
+    std::string err = c.channel_mode() ? check_channel_mode(c, seen) : check_listen_mode(c, seen);
+    if (!err.empty())
+        return err;
     return c;
+}
+
+int channel_fd_in(const std::vector<std::string> &args)
+{
+    for (size_t i = 0; i + 1 < args.size(); i++) {
+        if (args[i] != "--channel")
+            continue;
+        auto fd = parse_fd(args[i + 1]);
+        return fd && is_seqpacket_unix(*fd) ? *fd : -1;
+    }
+    return -1;
 }
 
 }  // namespace tproxy

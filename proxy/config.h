@@ -1,14 +1,24 @@
 /* proxy/config.h — tartaros-proxy's command line.
  *
+ * Listen mode (a standalone proxy):
  *   tartaros-proxy [--listen-fd N]... [--listen ADDR:PORT]... --allow NAME... [--deny NAME]...
- *                  [--host NAME=ADDR]... [--ports P,P...] [--max-header-bytes N]
- *                  [--header-timeout-ms N] [--idle-timeout-ms N] [--connect-timeout-ms N]
- *                  [--max-connections N] [--log FD] [--strict]
+ *                  [--host NAME=ADDR]... [--ports P,P...] [common...]
+ * Channel mode (started by tartaros-exec to serve one sandbox; ir/net_channel.h):
+ *   tartaros-proxy --channel FD [--proxy-port P --allow NAME... [--deny NAME]...
+ *                  [--host NAME=ADDR]... [--ports P,P...]] [--relay PORT]... [--expose FD:PORT]...
+ *                  [common...]
+ * Common: [--max-header-bytes N] [--header-timeout-ms N] [--idle-timeout-ms N]
+ *         [--connect-timeout-ms N] [--max-connections N] [--log FD] [--strict]
  *
  * Every flag takes one value and may repeat where it makes sense. parse_args either returns a
- * complete, valid Config or an error line; nothing is half-applied. Invariant of a returned
- * Config: at least one listener, at least one allow pattern, no bare "*" pattern, ports in
- * 1..65535, every pin's name normalised.
+ * complete, valid Config or an error line; nothing is half-applied. Invariants of a returned
+ * Config: no bare "*" pattern, ports in 1..65535, every pin's name normalised, and either
+ *  - listen mode: at least one listener and at least one allow pattern; or
+ *  - channel mode: channel_fd is an AF_UNIX SOCK_SEQPACKET socket; at least one of
+ *    proxy_port, relay_ports, exposes; allow patterns iff proxy_port (the policy flags mean
+ *    nothing without the HTTP proxy, so they are refused there); proxy_port, relay ports and
+ *    expose ports pairwise distinct (an expose port that is also a relay port would loop);
+ *    at most TNC_MAX_LISTENERS listeners.
  */
 #pragma once
 
@@ -27,9 +37,19 @@ struct ListenAddr {
     socklen_t len;
 };
 
+// A host listener (made by the supervisor) whose connections go to 127.0.0.1:port inside.
+struct Expose {
+    int fd;
+    unsigned port;
+};
+
 struct Config {
     std::vector<int> listen_fds;
     std::vector<ListenAddr> listen_addrs;
+    int channel_fd = -1;  // >= 0: channel mode
+    unsigned proxy_port = 0;  // channel mode: the TNC_PROXY listener's port; 0 = none
+    std::vector<unsigned> relay_ports;  // channel mode: one TNC_RELAY listener each
+    std::vector<Expose> exposes;
     Policy policy;
     size_t max_header_bytes = 16384;
     int header_timeout_ms = 10000;    // whole head must arrive within this (slowloris)
@@ -38,8 +58,16 @@ struct Config {
     size_t max_connections = 0;       // 0: as many as RLIMIT_NOFILE fits
     int log_fd = -1;
     bool strict = false;  // refuse to run when Landlock is unavailable
+
+    bool channel_mode() const { return channel_fd >= 0; }
+    // Whether HTTP proxy requests are served at all (and so lookups and --ports are needed).
+    bool http_proxy() const { return !channel_mode() || proxy_port != 0; }
 };
 
 std::variant<Config, std::string> parse_args(const std::vector<std::string> &args);
+
+// The --channel fd of a command line parse_args may have refused, so the failure can still be
+// reported over the channel; -1 when there is none that is an AF_UNIX SOCK_SEQPACKET socket.
+int channel_fd_in(const std::vector<std::string> &args);
 
 }  // namespace tproxy

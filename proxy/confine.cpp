@@ -59,7 +59,23 @@ size_t attr_size(int abi)
 constexpr const char *kResolverFiles[] = {"/etc/hosts", "/etc/resolv.conf", "/etc/nsswitch.conf",
                                           "/etc/host.conf", "/etc/gai.conf"};
 
-std::string add_landlock_rules(int rs, int abi, const Config &c)
+// The TCP ports the proxy may connect to: the HTTP proxy's destinations and DNS (when it
+// serves HTTP at all), each relay's host port, and each exposed port (that connect is made on
+// a socket of the sandbox's namespace, but Landlock checks the port all the same).
+std::vector<unsigned> connect_ports(const Config &c)
+{
+    std::vector<unsigned> ports;
+    if (c.http_proxy()) {
+        ports = c.policy.ports;
+        ports.push_back(53);
+    }
+    ports.insert(ports.end(), c.relay_ports.begin(), c.relay_ports.end());
+    for (const Expose &e : c.exposes)
+        ports.push_back(e.port);
+    return ports;
+}
+
+std::string add_resolver_file_rules(int rs)
 {
     for (const char *path : kResolverFiles) {
         int fd = open(path, O_PATH | O_CLOEXEC);
@@ -71,11 +87,17 @@ std::string add_landlock_rules(int rs, int abi, const Config &c)
         if (rc != 0)
             return std::string("landlock_add_rule ") + path + ": " + strerror(errno);
     }
+    return "";
+}
+
+std::string add_landlock_rules(int rs, int abi, const Config &c)
+{
+    if (c.http_proxy())  // without it nothing is ever looked up
+        if (std::string err = add_resolver_file_rules(rs); !err.empty())
+            return err;
     if (abi < 4)
         return "";
-    std::vector<unsigned> ports = c.policy.ports;
-    ports.push_back(53);
-    for (unsigned p : ports) {
+    for (unsigned p : connect_ports(c)) {
         LlNetPort np{kLlNetConnectTcp, p};
         if (syscall(SYS_landlock_add_rule, rs, kLlRuleNetPort, &np, 0) != 0)
             return std::string("landlock_add_rule port: ") + strerror(errno);
@@ -191,7 +213,7 @@ ConfineResult confine_self(const Config &c)
 {
     ConfineResult out;
     addrinfo *res = nullptr;  // loads the hosts NSS modules while dlopen may still read them
-    if (getaddrinfo("localhost", nullptr, nullptr, &res) == 0)
+    if (c.http_proxy() && getaddrinfo("localhost", nullptr, nullptr, &res) == 0)
         freeaddrinfo(res);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         out.error = std::string("no_new_privs: ") + strerror(errno);

@@ -9,8 +9,11 @@
  * Landlock: every filesystem right the kernel knows is handled; the only rules grant
  * READ_FILE on the files name resolution opens on each lookup (/etc/hosts, resolv.conf,
  * nsswitch.conf, host.conf, gai.conf). TCP bind is handled with no rule (denied); TCP connect
- * is allowed only to the policy's ports and 53 (DNS falls back to TCP). Abstract unix sockets
- * and signals are scoped to the proxy's own domain.
+ * is allowed only to the policy's ports and 53 (DNS falls back to TCP), and in channel mode to
+ * each --relay and --expose port. A channel-mode proxy without --proxy-port looks nothing up:
+ * it gets neither the resolver files, nor the warm-up lookup, nor the policy ports and 53.
+ * Abstract unix sockets and signals are scoped to the proxy's own domain; the channel is an
+ * unnamed socketpair, and fds received over it with SCM_RIGHTS (recvmsg) are not affected.
  *
  * seccomp: an exact allow-list (what glibc's event loop, threads, malloc and resolver use),
  * anything else fails with EPERM so a glibc probe of a newer call degrades instead of dying,

@@ -3,8 +3,14 @@
  * Everything that needs the filesystem or bind(2) happens before confine_self; the resolver
  * threads start after it so they inherit every layer (see confine.h). Exit 78 for a bad
  * command line or a confinement that cannot be installed, 1 for a runtime failure.
+ * Channel mode: the same order, then the listeners arrive from the sandbox (channel.h). Every
+ * failure is answered on the channel once message 1 has come, and then nothing is printed:
+ * the sandbox side prints the one `tartaros:` line. Only a failure nobody asked for (the
+ * channel ended first) goes to stderr.
  */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -18,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "channel.h"
 #include "confine.h"
 #include "config.h"
 #include "resolver.h"
@@ -27,7 +34,7 @@ namespace {
 
 constexpr int kExitConfig = 78;
 constexpr size_t kFdsPerConn = 6;  // client, upstream, two pipes
-constexpr size_t kFdReserve = 64;  // listeners, epoll, DNS sockets, log
+constexpr size_t kFdReserve = 64;  // epoll, DNS sockets, log, channel; listeners are added
 
 int fail(const std::string &msg)
 {
@@ -44,7 +51,9 @@ void fit_connection_limit(tproxy::Config &c)
     rl.rlim_cur = rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
     getrlimit(RLIMIT_NOFILE, &rl);
-    size_t fit = rl.rlim_cur > kFdReserve ? (rl.rlim_cur - kFdReserve) / kFdsPerConn : 1;
+    size_t reserve = kFdReserve + c.listen_fds.size() + c.listen_addrs.size() +
+                     c.relay_ports.size() + c.exposes.size() + 1;
+    size_t fit = rl.rlim_cur > reserve ? (rl.rlim_cur - reserve) / kFdsPerConn : 1;
     if (c.max_connections == 0) {
         c.max_connections = fit;
     } else if (c.max_connections > fit) {
@@ -54,16 +63,26 @@ void fit_connection_limit(tproxy::Config &c)
     }
 }
 
-std::string open_listeners(const tproxy::Config &c, std::vector<int> *out)
+bool is_listening(int fd)
+{
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && listening;
+}
+
+void take_fd(int fd)
+{
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+std::string open_listeners(const tproxy::Config &c, std::vector<tproxy::Listener> *out)
 {
     for (int fd : c.listen_fds) {
-        int listening = 0;
-        socklen_t len = sizeof listening;
-        if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening)
+        if (!is_listening(fd))
             return "--listen-fd " + std::to_string(fd) + " is not a listening socket";
-        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-        fcntl(fd, F_SETFD, FD_CLOEXEC);
-        out->push_back(fd);
+        take_fd(fd);
+        out->push_back({fd, tproxy::Route::Http, 0});
     }
     for (const tproxy::ListenAddr &l : c.listen_addrs) {
         int fd = socket(l.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -72,7 +91,30 @@ std::string open_listeners(const tproxy::Config &c, std::vector<int> *out)
             bind(fd, reinterpret_cast<const sockaddr *>(&l.addr), l.len) != 0 ||
             listen(fd, SOMAXCONN) != 0)
             return std::string("--listen: ") + strerror(errno);
-        out->push_back(fd);
+        out->push_back({fd, tproxy::Route::Http, 0});
+    }
+    return "";
+}
+
+// The supervisor's host listeners for --expose: listening TCP sockets on their port.
+std::string take_exposes(const tproxy::Config &c, std::vector<tproxy::Listener> *out)
+{
+    for (const tproxy::Expose &e : c.exposes) {
+        std::string name = "--expose " + std::to_string(e.fd) + ":" + std::to_string(e.port);
+        sockaddr_storage a{};
+        socklen_t len = sizeof a;
+        int type = 0;
+        socklen_t tl = sizeof type;
+        if (!is_listening(e.fd) || getsockopt(e.fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
+            type != SOCK_STREAM || getsockname(e.fd, reinterpret_cast<sockaddr *>(&a), &len) != 0)
+            return name + ": not a listening TCP socket";
+        unsigned port = a.ss_family == AF_INET
+                            ? ntohs(reinterpret_cast<sockaddr_in *>(&a)->sin_port)
+                            : ntohs(reinterpret_cast<sockaddr_in6 *>(&a)->sin6_port);
+        if ((a.ss_family != AF_INET && a.ss_family != AF_INET6) || port != e.port)
+            return name + ": the socket listens on port " + std::to_string(port);
+        take_fd(e.fd);
+        out->push_back({e.fd, tproxy::Route::Expose, e.port});
     }
     return "";
 }
@@ -90,6 +132,102 @@ int signal_fd()
     return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
+// A failure in channel mode: answered on the channel once message 1 has come, else printed.
+int channel_failure(int chan, int sigfd, uint8_t status, const std::string &msg, int code)
+{
+    tproxy::ListenerMessage m = tproxy::receive_listeners(chan, sigfd);
+    tproxy::close_listeners(m.listeners);
+    if (m.end == tproxy::ChannelEnd::Message && tproxy::send_ready(chan, status, msg))
+        return code;
+    std::fprintf(stderr, "tartaros: %s\n", msg.c_str());
+    return code;
+}
+
+void make_log_non_blocking(const tproxy::Config &c)
+{
+    if (c.log_fd >= 0)  // a full log pipe must drop lines, not stall every tunnel
+        fcntl(c.log_fd, F_SETFL, fcntl(c.log_fd, F_GETFL) | O_NONBLOCK);
+}
+
+int run_listen_mode(const tproxy::Config &cfg, int sigfd)
+{
+    std::vector<tproxy::Listener> listeners;
+    if (std::string err = open_listeners(cfg, &listeners); !err.empty())
+        return fail(err);
+    make_log_non_blocking(cfg);
+    tproxy::ConfineResult conf = tproxy::confine_self(cfg);
+    for (const std::string &w : conf.warnings)
+        std::fprintf(stderr, "tartaros: warning: %s\n", w.c_str());
+    if (!conf.error.empty())
+        return fail("cannot confine the proxy: " + conf.error);
+    try {
+        tproxy::Resolver resolver(4, 256);
+        tproxy::Server server(cfg, std::move(listeners), sigfd, -1, resolver);
+        return server.run();
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "tartaros: proxy: %s\n", e.what());
+        return 1;
+    }
+}
+
+// Message 1, checked against the command line; "" and the listeners added to *listeners, or
+// why not (the received descriptors are closed then). *ended: the sandbox went first.
+std::string receive_checked(const tproxy::Config &cfg, int sigfd,
+                            std::vector<tproxy::Listener> *listeners, bool *ended)
+{
+    tproxy::ListenerMessage m = tproxy::receive_listeners(cfg.channel_fd, sigfd);
+    *ended = m.end != tproxy::ChannelEnd::Message;
+    if (*ended)
+        return "";
+    std::string err = m.error.empty() ? tproxy::check_listeners(cfg, m.listeners) : m.error;
+    if (!err.empty()) {
+        tproxy::close_listeners(m.listeners);
+        return err;
+    }
+    for (const tproxy::ChannelListener &l : m.listeners) {
+        take_fd(l.fd);
+        bool proxy = l.kind == TNC_PROXY;
+        listeners->push_back({l.fd, proxy ? tproxy::Route::Http : tproxy::Route::Relay, l.port});
+    }
+    return "";
+}
+
+int run_channel_mode(const tproxy::Config &cfg, int sigfd)
+{
+    int chan = cfg.channel_fd;
+    std::vector<tproxy::Listener> listeners;
+    if (std::string err = take_exposes(cfg, &listeners); !err.empty())
+        return channel_failure(chan, sigfd, TNC_FAILED, err, kExitConfig);
+    make_log_non_blocking(cfg);
+    tproxy::ConfineResult conf = tproxy::confine_self(cfg);
+    if (!conf.error.empty())  // under --strict a warning is the error: said once, over there
+        return channel_failure(chan, sigfd, cfg.strict ? TNC_REFUSED : TNC_FAILED,
+                               "cannot confine the proxy: " + conf.error, kExitConfig);
+    for (const std::string &w : conf.warnings)
+        std::fprintf(stderr, "tartaros: warning: %s\n", w.c_str());
+    bool ended = false;
+    std::string err = receive_checked(cfg, sigfd, &listeners, &ended);
+    if (ended)
+        return 0;  // the sandbox ended (or a signal came) before it asked for anything
+    if (!err.empty()) {
+        if (!tproxy::send_ready(chan, TNC_FAILED, err))
+            std::fprintf(stderr, "tartaros: %s\n", err.c_str());
+        return 1;
+    }
+    try {
+        tproxy::Resolver resolver(cfg.http_proxy() ? 4 : 0, 256);
+        tproxy::Server server(cfg, std::move(listeners), sigfd, chan, resolver);
+        if (!tproxy::send_ready(chan, TNC_READY, ""))
+            return 0;  // the sandbox has already ended
+        return server.run();
+    } catch (const std::exception &e) {
+        std::string msg = std::string("proxy: ") + e.what();
+        if (!tproxy::send_ready(chan, TNC_FAILED, msg))
+            std::fprintf(stderr, "tartaros: %s\n", msg.c_str());
+        return 1;
+    }
+}
+
 }  // namespace
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -104,30 +242,16 @@ extern "C" const char *__lsan_default_options()
 
 int main(int argc, char **argv)
 {
-    auto parsed = tproxy::parse_args(std::vector<std::string>(argv + 1, argv + argc));
-    if (auto *err = std::get_if<std::string>(&parsed))
-        return fail(*err);
-    tproxy::Config cfg = std::get<tproxy::Config>(std::move(parsed));
-    fit_connection_limit(cfg);
-    std::vector<int> listeners;
-    if (std::string err = open_listeners(cfg, &listeners); !err.empty())
-        return fail(err);
-    if (cfg.log_fd >= 0)  // a full log pipe must drop lines, not stall every tunnel
-        fcntl(cfg.log_fd, F_SETFL, fcntl(cfg.log_fd, F_GETFL) | O_NONBLOCK);
+    std::vector<std::string> args(argv + 1, argv + argc);
     int sigfd = signal_fd();
     if (sigfd < 0)
         return fail(std::string("signalfd: ") + strerror(errno));
-    tproxy::ConfineResult conf = tproxy::confine_self(cfg);
-    for (const std::string &w : conf.warnings)
-        std::fprintf(stderr, "tartaros: warning: %s\n", w.c_str());
-    if (!conf.error.empty())
-        return fail("cannot confine the proxy: " + conf.error);
-    try {
-        tproxy::Resolver resolver(4, 256);
-        tproxy::Server server(cfg, std::move(listeners), sigfd, resolver);
-        return server.run();
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "tartaros: proxy: %s\n", e.what());
-        return 1;
+    auto parsed = tproxy::parse_args(args);
+    if (auto *err = std::get_if<std::string>(&parsed)) {
+        int chan = tproxy::channel_fd_in(args);
+        return chan >= 0 ? channel_failure(chan, sigfd, TNC_FAILED, *err, kExitConfig) : fail(*err);
     }
+    tproxy::Config cfg = std::get<tproxy::Config>(std::move(parsed));
+    fit_connection_limit(cfg);
+    return cfg.channel_mode() ? run_channel_mode(cfg, sigfd) : run_listen_mode(cfg, sigfd);
 }

@@ -13,13 +13,15 @@
 #include <cstring>
 #include <ctime>
 #include <system_error>
+#include <utility>
 
 #include "addr_class.h"
 
 namespace tproxy {
 namespace {
 
-constexpr uint64_t kTagConn = 0, kTagListen = 1, kTagResolver = 2, kTagSignal = 3;
+// Tags: the top two bits are the type; kChannelTag (server.h) is kTagControl's value 1.
+constexpr uint64_t kTagConn = 0, kTagListen = 1, kTagResolver = 2, kTagControl = 3;
 constexpr int kLingerMs = 2000;            // to write a refusal and read what the client sent
 constexpr size_t kMaxDrainBytes = 1 << 20;  // ... at most this much
 constexpr int kAcceptBatch = 64;
@@ -101,7 +103,7 @@ Refusal policy_refusal(Verdict v, const Host &h, unsigned port, const Policy &p)
     case Verdict::DenyPort:
         return {403, "blocked-port",
                 "port " + std::to_string(port) + " of " + h.text + " is not allowed (ports " +
-                    ports_text(p.ports) + "; tartaros-proxy --ports)"};
+                    ports_text(p.ports) + "; add it to domain_ports)"};
     default:
         if (h.kind != HostKind::Name)
             return {403, "blocked-by-allowlist",
@@ -113,8 +115,9 @@ Refusal policy_refusal(Verdict v, const Host &h, unsigned port, const Policy &p)
 
 }  // namespace
 
-Server::Server(const Config &c, std::vector<int> listeners, int signal_fd, Resolver &resolver)
-    : cfg_(c), log_(c.log_fd), resolver_(resolver), sigfd_(signal_fd),
+Server::Server(const Config &c, std::vector<Listener> listeners, int signal_fd, int channel_fd,
+               Resolver &resolver)
+    : cfg_(c), log_(c.log_fd), resolver_(resolver), sigfd_(signal_fd), chanfd_(channel_fd),
       listeners_(std::move(listeners)),
       durations_{c.header_timeout_ms, c.connect_timeout_ms, c.idle_timeout_ms, kLingerMs}
 {
@@ -127,9 +130,11 @@ Server::Server(const Config &c, std::vector<int> listeners, int signal_fd, Resol
             throw std::system_error(errno, std::generic_category(), "epoll_ctl");
     };
     for (size_t i = 0; i < listeners_.size(); i++)
-        add(listeners_[i], special_tag(kTagListen, i));
+        add(listeners_[i].fd, special_tag(kTagListen, i));
     add(resolver_.event_fd(), special_tag(kTagResolver, 0));
-    add(sigfd_, special_tag(kTagSignal, 0));
+    add(sigfd_, special_tag(kTagControl, 0));
+    if (chanfd_ >= 0)
+        add(chanfd_, kChannelTag);
 }
 
 Server::~Server()
@@ -137,8 +142,8 @@ Server::~Server()
     for (auto &c : slots_)
         if (c->cfd >= 0)
             close_conn(*c);
-    for (int fd : listeners_)
-        close(fd);
+    for (const Listener &l : listeners_)
+        close(l.fd);
     close(epfd_);
 }
 
@@ -166,8 +171,11 @@ void Server::on_event(uint64_t tag, uint32_t events)
         for (Resolver::Result &r : resolver_.drain())
             on_resolved(r);
         return;
-    case kTagSignal:
-        stop_ = true;
+    case kTagControl:
+        if (tag == kChannelTag)
+            on_channel(events);
+        else
+            stop_ = true;
         return;
     default:
         break;
@@ -180,7 +188,7 @@ void Server::on_event(uint64_t tag, uint32_t events)
     case State::Head:
         return on_client_head(*c);
     case State::Resolving:
-        return close_conn(*c);  // only a hang-up or error is reported here
+        return close_conn(*c);  // only a hang-up or error is reported here (lookup or socket)
     case State::Connecting:
         return client ? close_conn(*c) : on_connected(*c, events);
     case State::Tunnel:
@@ -191,28 +199,47 @@ void Server::on_event(uint64_t tag, uint32_t events)
     }
 }
 
-void Server::on_accept(int lfd)
+void Server::on_accept(const Listener &l)
 {
     for (int i = 0; i < kAcceptBatch; i++) {
-        int fd = accept4(lfd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int fd = accept4(l.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
             return;
-        if (live_ >= cfg_.max_connections && !timers_[kTimerHead].empty()) {
-            // Make room by dropping whoever has waited longest for its own head.
-            Conn &oldest = *timers_[kTimerHead].front();
-            refuse_now(oldest.cfd, {408, "header-timeout",
-                                    "request head still incomplete at the connection limit"});
-            close_conn(oldest);
-        }
-        if (live_ >= cfg_.max_connections) {
-            refuse_now(fd, {503, "overloaded", "connection limit reached; try again later"});
-            close(fd);
+        if (!make_room()) {
+            turn_away(l, fd);
             continue;
         }
-        Conn *c = new_conn(fd);
+        Conn *c = new_conn(fd, l.route);
+        if (l.route != Route::Http) {
+            start_raw(*c, l);
+            continue;
+        }
         set_interest(*c, true, EPOLLIN);
         arm(*c, kTimerHead);
     }
+}
+
+bool Server::make_room()
+{
+    if (live_ >= cfg_.max_connections && !timers_[kTimerHead].empty()) {
+        // Make room by dropping whoever has waited longest for its own head.
+        Conn &oldest = *timers_[kTimerHead].front();
+        refuse_now(oldest.cfd, {408, "header-timeout",
+                                "request head still incomplete at the connection limit"});
+        close_conn(oldest);
+    }
+    return live_ < cfg_.max_connections;
+}
+
+void Server::turn_away(const Listener &l, int fd)
+{
+    Refusal r{503, "overloaded", "connection limit reached; try again later"};
+    if (l.route == Route::Http)
+        refuse_now(fd, r);
+    else
+        log_.denied(l.route == Route::Relay ? "RELAY" : "EXPOSE",
+                    "127.0.0.1:" + std::to_string(l.port), r);
+    close(fd);
 }
 
 void Server::refuse_now(int fd, const Refusal &r)
@@ -271,13 +298,10 @@ void Server::on_request(Conn &c)
 
 void Server::on_resolved(Resolver::Result &r)
 {
-    uint32_t slot = static_cast<uint32_t>(r.token & 0xffffffffu);
-    uint32_t gen = static_cast<uint32_t>(r.token >> 32);
-    if (slot >= slots_.size() || slots_[slot]->gen != gen || slots_[slot]->cfd < 0)
+    Conn *found = by_token(r.token);
+    if (!found || found->state != State::Resolving)
         return;
-    Conn &c = *slots_[slot];
-    if (c.state != State::Resolving)
-        return;
+    Conn &c = *found;
     if (r.gai_error != 0)
         return refuse(c, {502, "dns-failure",
                           "cannot resolve " + c.req.host.text + ": " + gai_strerror(r.gai_error)});
@@ -302,13 +326,14 @@ void Server::check_addresses(Conn &c)
     start_connect(c);
 }
 
-void Server::start_connect(Conn &c)
+void Server::start_connect(Conn &c, int given_fd)
 {
     c.state = State::Connecting;
     while (c.next_addr < c.addrs.size()) {
         Resolved &a = c.addrs[c.next_addr++];
         set_port(a.addr, c.req.port);
-        int fd = socket(a.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        int fd = given_fd >= 0 ? std::exchange(given_fd, -1)
+                               : socket(a.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd >= 0 && (connect(fd, reinterpret_cast<sockaddr *>(&a.addr), a.len) == 0 ||
                         errno == EINPROGRESS)) {
             c.ufd = fd;
@@ -319,6 +344,8 @@ void Server::start_connect(Conn &c)
         if (fd >= 0)
             close(fd);
     }
+    if (given_fd >= 0)
+        close(given_fd);  // no address to use it on
     refuse(c, {502, "upstream-unreachable",
                "cannot connect to " + c.target + ": " + strerror(c.last_errno)});
 }
@@ -354,9 +381,10 @@ void Server::start_tunnel(Conn &c)
     }
     c.c2u = {c.cfd, c.ufd, p1[0], p1[1], 0, c.in.substr(c.req.head_len), 0, Wait::None};
     c.u2c = {c.ufd, c.cfd, p2[0], p2[1], 0, "", 0, Wait::None};
-    if (c.req.is_connect)
+    bool http = route(c) == Route::Http;  // a raw tunnel carries no proxy-made bytes
+    if (http && c.req.is_connect)
         c.u2c.prefix = connect_established();
-    else
+    else if (http)
         c.c2u.prefix.insert(0, upstream_head(c.req));
     std::string().swap(c.in);
     c.state = State::Tunnel;
@@ -393,6 +421,8 @@ void Server::update_tunnel_interest(Conn &c)
 void Server::refuse(Conn &c, Refusal r)
 {
     log_.denied(c.req.method.empty() ? "-" : c.req.method, c.target.empty() ? "-" : c.target, r);
+    if (route(c) != Route::Http)
+        return close_conn(c);  // a raw tunnel has no one to tell but the log
     if (c.ufd >= 0) {
         unregister(c, false);
         close(c.ufd);
@@ -472,7 +502,7 @@ int Server::next_timeout(int64_t now) const
     return best > INT_MAX ? INT_MAX : static_cast<int>(best);
 }
 
-Conn *Server::new_conn(int cfd)
+Conn *Server::new_conn(int cfd, Route route)
 {
     uint32_t slot;
     if (!free_.empty()) {
@@ -482,12 +512,23 @@ Conn *Server::new_conn(int cfd)
         slot = static_cast<uint32_t>(slots_.size());
         slots_.push_back(std::make_unique<Conn>());
         slots_.back()->slot = slot;
+        routes_.push_back(Route::Http);
     }
+    routes_[slot] = route;
     Conn &c = *slots_[slot];
     c.cfd = cfd;
     c.state = State::Head;
     live_++;
     return &c;
+}
+
+Conn *Server::by_token(uint64_t token)
+{
+    uint32_t slot = static_cast<uint32_t>(token & 0xffffffffu);
+    uint32_t gen = static_cast<uint32_t>(token >> 32);
+    if (slot >= slots_.size() || slots_[slot]->gen != gen || slots_[slot]->cfd < 0)
+        return nullptr;
+    return slots_[slot].get();
 }
 
 Conn *Server::lookup(uint64_t tag)

@@ -7,16 +7,30 @@
  * At the connection limit the connection that has waited longest for its head is dropped to
  * make room, so slow clients cannot lock out a fast one; when every slot holds a real tunnel
  * a new client gets 503.
+ * Channel mode (relay.cpp) adds two routes beside the HTTP proxy, both raw byte tunnels with
+ * the same splice pump, connect deadline and idle deadline, and no HTTP at all:
+ *  - Relay: a connection to a sandbox listener goes to the host's 127.0.0.1:port;
+ *  - Expose: a connection to a host listener goes to 127.0.0.1:port inside the sandbox, on a
+ *    socket the sandbox's factory makes on request over the channel. While it waits for that
+ *    socket the connection is in State::Resolving (parked, like a lookup, under the connect
+ *    deadline) and its token is in expose_q_. Requests and answers are FIFO: expose_q_[0,
+ *    requested_) were asked for, in order; the rest wait for room (at most max_connections
+ *    asked at once) or for the channel to take more. A connection closed before its answer
+ *    keeps its place, and the socket that answers it is closed on arrival.
+ * The channel's EOF or hang-up ends run() (the sandbox has ended).
  * Invariants: a descriptor is removed from epoll before it is closed; an epoll event names
  * (slot, generation), so an event for a connection closed earlier in the same batch is
- * ignored; a connection is in at most one deadline list.
+ * ignored; a connection is in at most one deadline list; a route never changes while its slot
+ * holds a connection.
  */
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <vector>
 
+#include "channel.h"
 #include "config.h"
 #include "conn.h"
 #include "reply.h"
@@ -24,10 +38,20 @@
 
 namespace tproxy {
 
+enum class Route : uint8_t { Http, Relay, Expose };
+
+struct Listener {
+    int fd;  // listening, non-blocking
+    Route route;
+    unsigned port;  // Relay: the host's port; Expose: the port inside; Http: unused
+};
+
 class Server {
 public:
-    // Takes the listening sockets (non-blocking) and the signal fd that ends run().
-    Server(const Config &c, std::vector<int> listeners, int signal_fd, Resolver &resolver);
+    // Takes the listeners and the signal fd that ends run(); channel_fd is -1 outside channel
+    // mode, and stays the caller's.
+    Server(const Config &c, std::vector<Listener> listeners, int signal_fd, int channel_fd,
+           Resolver &resolver);
     ~Server();
     Server(const Server &) = delete;
     Server &operator=(const Server &) = delete;
@@ -37,12 +61,15 @@ public:
 
 private:
     void on_event(uint64_t tag, uint32_t events);
-    void on_accept(int lfd);
+    void on_accept(const Listener &l);
+    bool make_room();
+    void turn_away(const Listener &l, int fd);
     void on_client_head(Conn &c);
     void on_request(Conn &c);
     void on_resolved(Resolver::Result &r);
     void check_addresses(Conn &c);
-    void start_connect(Conn &c);
+    // Connects to the next checked address; on a socket the sandbox made when given_fd >= 0.
+    void start_connect(Conn &c, int given_fd = -1);
     void on_connected(Conn &c, uint32_t events);
     void start_tunnel(Conn &c);
     void on_tunnel(Conn &c, bool client_side, uint32_t events);
@@ -53,8 +80,18 @@ private:
     void expire(int64_t now);
     int next_timeout(int64_t now) const;
 
-    Conn *new_conn(int cfd);
+    // relay.cpp: the raw routes and the channel.
+    void start_raw(Conn &c, const Listener &l);
+    void on_channel(uint32_t events);
+    void send_requests();
+    void on_socket_reply(ReplyStatus st, SocketReply r);
+    void set_channel_interest(bool out);
+    Route route(const Conn &c) const { return routes_[c.slot]; }
+    static constexpr uint64_t kChannelTag = uint64_t{3} << 62 | 1;  // epoll tag (server.cpp)
+
+    Conn *new_conn(int cfd, Route route);
     Conn *lookup(uint64_t tag);
+    Conn *by_token(uint64_t token);  // (gen << 32 | slot); null when that connection is gone
     void close_conn(Conn &c);
     void arm(Conn &c, int kind);
     void disarm(Conn &c);
@@ -67,8 +104,13 @@ private:
     Resolver &resolver_;
     int epfd_;
     int sigfd_;
-    std::vector<int> listeners_;
+    int chanfd_;
+    bool chan_out_ = false;  // EPOLLOUT asked on the channel
+    std::vector<Listener> listeners_;
     std::vector<std::unique_ptr<Conn>> slots_;
+    std::vector<Route> routes_;  // per slot
+    std::deque<uint64_t> expose_q_;  // tokens of connections waiting for a sandbox socket
+    size_t requested_ = 0;
     std::vector<uint32_t> free_;
     size_t live_ = 0;
     TimerList timers_[kTimerKinds];

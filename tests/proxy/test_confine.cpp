@@ -1,4 +1,6 @@
-// confine_self in a forked child: what is refused, what still works, what kills.
+// confine_self in a forked child: what is refused, what still works, what kills; in channel
+// mode, relay and expose ports are reachable and nothing else is, and descriptors still arrive
+// over the channel under the filter.
 #include <doctest/doctest.h>
 
 #include <arpa/inet.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <functional>
 
 #include "confine.h"
@@ -131,4 +134,95 @@ TEST_CASE("confine: calls a proxy never makes kill it")
         REQUIRE(WIFSIGNALED(status));
         CHECK(WTERMSIG(status) == SIGSYS);
     }
+}
+
+TEST_CASE("confine channel: relay and expose ports are reachable and no other")
+{
+    if (!landlock_net_available()) {
+        MESSAGE("Landlock ABI < 4 on this kernel: skipped");
+        return;
+    }
+    unsigned relay = 0, expose = 0, other = 0;
+    int l1 = listen_loopback(&relay), l2 = listen_loopback(&expose), l3 = listen_loopback(&other);
+    int sv[2];
+    REQUIRE(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
+    tproxy::Config cfg;
+    cfg.channel_fd = sv[0];
+    cfg.relay_ports = {relay};
+    cfg.exposes = {{l2, expose}};
+    cfg.policy.ports = {other};  // ignored: no --proxy-port, no HTTP proxy
+    int status = in_confined_child(cfg, [&] {
+        if (connect_loopback(relay) != 0)
+            return 1;
+        if (connect_loopback(expose) != 0)
+            return 2;
+        if (connect_loopback(other) != EACCES)
+            return 3;
+        if (open("/etc/hosts", O_RDONLY) >= 0 || errno != EACCES)
+            return 4;  // no lookups without the HTTP proxy, so no resolver files
+        return 0;
+    });
+    close(l1);
+    close(l2);
+    close(l3);
+    close(sv[0]);
+    close(sv[1]);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("confine channel: a listener received with SCM_RIGHTS is accepted on under the filter")
+{
+    unsigned port = 0;
+    int lfd = listen_loopback(&port);
+    int sv[2];
+    REQUIRE(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
+    tproxy::Config cfg;
+    cfg.channel_fd = sv[1];
+    cfg.relay_ports = {port};
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        close(lfd);
+        if (!tproxy::confine_self(cfg).error.empty())
+            _exit(100);
+        char byte = 0;
+        iovec iov{&byte, 1};
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+        msghdr msg{};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+        if (recvmsg(sv[1], &msg, MSG_CMSG_CLOEXEC) != 1 || !CMSG_FIRSTHDR(&msg))
+            _exit(1);
+        int got;
+        std::memcpy(&got, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof got);
+        int c = accept4(got, nullptr, nullptr, SOCK_CLOEXEC);
+        _exit(c >= 0 && send(sv[1], "ok", 2, 0) == 2 ? 0 : 2);
+    }
+    char byte = 'L';
+    iovec iov{&byte, 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(c), &lfd, sizeof lfd);
+    REQUIRE(sendmsg(sv[0], &msg, 0) == 1);
+    CHECK(connect_loopback(port) == 0);
+    char reply[2] = {};
+    CHECK(recv(sv[0], reply, sizeof reply, 0) == 2);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    close(lfd);
+    close(sv[0]);
+    close(sv[1]);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }
