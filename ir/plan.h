@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define TP_MAGIC "TARTPLAN"          /* 8 bytes, no NUL in the file */
-#define TP_FORMAT_VERSION 2u
+#define TP_FORMAT_VERSION 3u
 #define TP_ARCH_X86_64 0xC000003Eu   /* AUDIT_ARCH_X86_64 */
 
 /* Hard limits: the reader refuses plans beyond them, so no count is unbounded. */
@@ -86,7 +86,10 @@ enum tp_section_type {
     TP_SEC_ENV          = 7,  /* tp_env[] */
     TP_SEC_EXEC         = 8,  /* singleton tp_exec */
     TP_SEC_SECCOMP      = 9,  /* singleton tp_seccomp: which profile the filter implements */
-    TP_SEC_SECCOMP_BPF  = 10  /* tp_bpf_insn[]: the filter, classic BPF as the kernel loads it */
+    TP_SEC_SECCOMP_BPF  = 10, /* tp_bpf_insn[]: the filter, classic BPF as the kernel loads it */
+    TP_SEC_NETWORK      = 11, /* singleton tp_network: which relays and the proxy the run starts */
+    TP_SEC_NET_PORTS    = 12, /* tp_net_port[] */
+    TP_SEC_NET_NAMES    = 13  /* tp_net_name[]: the proxy's allow/deny patterns and host pins */
 };
 
 #define TP_SECF_REQUIRED 1u   /* the guarantee this section carries may not degrade */
@@ -233,6 +236,49 @@ struct tp_bpf_insn {               /* 8 bytes */
     uint32_t k;
 };
 
+/* TP_SEC_NETWORK: what crosses the private network namespace, all through tartaros-proxy,
+ * which runs on the host side and is handed listeners made inside (ir/net_channel.h). Absent:
+ * nothing crosses (mode "none"). The modes combine. */
+enum tp_net_mode {
+    TP_NET_PROXY  = 1u << 0,  /* HTTP proxy on 127.0.0.1:proxy_port inside, for the NAMES */
+    TP_NET_PORTS  = 1u << 1,  /* each LOCAL port: 127.0.0.1:PORT inside -> host 127.0.0.1:PORT */
+    TP_NET_EXPOSE = 1u << 2   /* each EXPOSE port: host 127.0.0.1:PORT -> 127.0.0.1:PORT inside */
+};
+struct tp_network {                /* 16 bytes */
+    uint32_t modes;                /* tp_net_mode; never 0 when the section is present */
+    uint16_t proxy_port;           /* PROXY: where it listens inside; else 0 */
+    uint16_t reserved;             /* zero */
+    struct tp_origin origin;       /* the [network] table */
+};
+
+/* TP_SEC_NET_PORTS, in policy order within each kind; a port appears once per kind, and a
+ * LOCAL or EXPOSE port is never the proxy port nor both LOCAL and EXPOSE. */
+enum tp_net_port_kind {
+    TP_PORT_LOCAL       = 1,  /* relayed out (local_ports) */
+    TP_PORT_EXPOSE      = 2,  /* relayed in (expose_ports) */
+    TP_PORT_DESTINATION = 3   /* a destination port the proxy may connect to (domain_ports) */
+};
+struct tp_net_port {               /* 16 bytes */
+    uint16_t port;                 /* 1..65535 */
+    uint16_t kind;                 /* tp_net_port_kind */
+    uint32_t reserved;             /* zero */
+    struct tp_origin origin;
+};
+
+/* TP_SEC_NET_NAMES: normalised as the proxy matches them (compiler/policy.h). */
+enum tp_net_name_kind {
+    TP_NAME_ALLOW = 1,  /* `name`: an exact host or "*.suffix" */
+    TP_NAME_DENY  = 2,  /* the same; wins over ALLOW */
+    TP_NAME_PIN   = 3   /* `name` resolves only to `address` (an IP literal) */
+};
+struct tp_net_name {               /* 32 bytes */
+    uint32_t kind;                 /* tp_net_name_kind */
+    uint32_t reserved;             /* zero */
+    struct tp_str name;
+    struct tp_str address;         /* PIN only; else empty */
+    struct tp_origin origin;
+};
+
 /* Landlock filesystem access rights (kernel UAPI values). */
 #define TP_LL_FS_EXECUTE     (1ull << 0)
 #define TP_LL_FS_WRITE_FILE  (1ull << 1)
@@ -275,6 +321,9 @@ static_assert(sizeof(struct tp_env) == 32, "tp_env layout");
 static_assert(sizeof(struct tp_exec) == 16, "tp_exec layout");
 static_assert(sizeof(struct tp_seccomp) == 24, "tp_seccomp layout");
 static_assert(sizeof(struct tp_bpf_insn) == 8, "tp_bpf_insn layout");
+static_assert(sizeof(struct tp_network) == 16, "tp_network layout");
+static_assert(sizeof(struct tp_net_port) == 16, "tp_net_port layout");
+static_assert(sizeof(struct tp_net_name) == 32, "tp_net_name layout");
 #endif
 
 #endif /* TARTAROS_IR_PLAN_H */

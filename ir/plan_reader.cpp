@@ -8,6 +8,7 @@
 #include "plan_reader.h"
 
 #include "bpf_check.h"
+#include "net_channel.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,7 +26,11 @@ constexpr uint64_t kKnownLandlockScopes = (1u << 2) - 1;      /* ABSTRACT_UNIX_S
 constexpr uint32_t kKnownExecFlags = TP_EXEC_INHERIT_ENV;
 constexpr uint32_t kKnownSectionFlags = TP_SECF_REQUIRED;
 constexpr uint32_t kKnownSeccompProfile = TP_SC_HARDEN | TP_SC_DENY_UNIX;
-constexpr uint32_t kTypeCount = TP_SEC_SECCOMP_BPF + 1;       /* section types are 1..TP_SEC_SECCOMP_BPF */
+constexpr uint32_t kKnownNetModes = TP_NET_PROXY | TP_NET_PORTS | TP_NET_EXPOSE;
+constexpr uint32_t kTypeCount = TP_SEC_NET_NAMES + 1;         /* section types are 1..TP_SEC_NET_NAMES */
+/* Each relayed port costs the sandbox side one listener (ir/net_channel.h) or the host one. */
+constexpr uint32_t kMaxNetPorts = 256;
+constexpr uint32_t kMaxNetNames = 4096;
 
 /* Fixed record size of each section type (index = type; 0 = unknown type). */
 constexpr uint32_t kRecordSize[kTypeCount] = {
@@ -40,17 +45,20 @@ constexpr uint32_t kRecordSize[kTypeCount] = {
     sizeof(tp_exec),
     sizeof(tp_seccomp),
     sizeof(tp_bpf_insn),
+    sizeof(tp_network),
+    sizeof(tp_net_port),
+    sizeof(tp_net_name),
 };
 
 constexpr const char *kSectionName[kTypeCount] = {
     "?", "strtab", "meta", "namespaces", "mounts", "landlock", "landlock_fs", "env", "exec", "seccomp",
-    "seccomp_bpf",
+    "seccomp_bpf", "network", "net_ports", "net_names",
 };
 
 bool is_singleton(uint32_t type)
 {
     return type == TP_SEC_META || type == TP_SEC_NAMESPACES || type == TP_SEC_LANDLOCK ||
-           type == TP_SEC_EXEC || type == TP_SEC_SECCOMP;
+           type == TP_SEC_EXEC || type == TP_SEC_SECCOMP || type == TP_SEC_NETWORK;
 }
 
 /* Everything a check needs to report a refusal. */
@@ -195,6 +203,17 @@ void attach_section(tp_plan *p, const tp_section &s)
         p->seccomp_prog = (const tp_bpf_insn *)data;
         p->seccomp_insn_count = s.count;
         break;
+    case TP_SEC_NETWORK:
+        p->network = (const tp_network *)data;
+        break;
+    case TP_SEC_NET_PORTS:
+        p->net_ports = (const tp_net_port *)data;
+        p->net_port_count = s.count;
+        break;
+    case TP_SEC_NET_NAMES:
+        p->net_names = (const tp_net_name *)data;
+        p->net_name_count = s.count;
+        break;
     default:
         break;
     }
@@ -232,6 +251,8 @@ int check_sections(const Ctx &c, uint32_t len)
         return fail(c, "the header requires seccomp, but the plan has no seccomp filter");
     if (seen[TP_SEC_SECCOMP] != seen[TP_SEC_SECCOMP_BPF])
         return fail(c, "plan has a seccomp profile without its program, or a program without its profile");
+    if ((seen[TP_SEC_NET_PORTS] || seen[TP_SEC_NET_NAMES]) && !seen[TP_SEC_NETWORK])
+        return fail(c, "plan has network ports or names but no network section");
     return 0;
 }
 
@@ -366,6 +387,113 @@ int check_seccomp(const Ctx &c, const tp_seccomp &sc, const tp_bpf_insn *prog, u
     return 0;
 }
 
+/* What the proxy's command line carries must be plain tokens: names and addresses are made of
+ * [a-z0-9._-] (a pattern may start with "*."; an IPv6 address adds ':'), so none can
+ * smuggle '=' or an option into it. */
+bool net_token(const char *s, uint32_t len, bool pattern)
+{
+    if (len == 0 || len > 253)
+        return false;
+    if (pattern && len > 2 && s[0] == '*' && s[1] == '.') {
+        s += 2;
+        len -= 2;
+    }
+    for (uint32_t i = 0; i < len; i++) {
+        char ch = s[i];
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_' ||
+                  ch == ':';
+        if (!ok)
+            return false;
+    }
+    return s[0] != '-';
+}
+
+uint32_t count_ports(const tp_plan *p, uint16_t kind)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->net_port_count; i++)
+        n += p->net_ports[i].kind == kind;
+    return n;
+}
+
+int check_network(const Ctx &c, const tp_network &n)
+{
+    const tp_plan *p = c.plan;
+    if (n.modes == 0 || (n.modes & ~kKnownNetModes) != 0)
+        return fail(c, "network: modes 0x%x are not a non-empty set of known modes", n.modes);
+    if (n.reserved != 0)
+        return fail(c, "network: reserved field is not zero");
+    if (p->ns == nullptr || !(p->ns->flags & TP_NS_NET))
+        return fail(c, "network: relays need the private network namespace the plan does not create");
+    if (((n.modes & TP_NET_PROXY) != 0) != (n.proxy_port != 0))
+        return fail(c, "network: a proxy port goes with the proxy mode and only with it");
+    if (((n.modes & TP_NET_PORTS) != 0) != (count_ports(p, TP_PORT_LOCAL) != 0) ||
+        ((n.modes & TP_NET_EXPOSE) != 0) != (count_ports(p, TP_PORT_EXPOSE) != 0))
+        return fail(c, "network: the modes do not match the ports listed");
+    if (p->net_port_count > kMaxNetPorts || p->net_name_count > kMaxNetNames)
+        return fail(c, "network: more than %u ports or %u names", kMaxNetPorts, kMaxNetNames);
+    if (count_ports(p, TP_PORT_LOCAL) + ((n.modes & TP_NET_PROXY) != 0) > TNC_MAX_LISTENERS)
+        return fail(c, "network: more than %u listeners inside the sandbox", TNC_MAX_LISTENERS);
+    return 0;
+}
+
+int check_net_port(const Ctx &c, const tp_net_port &r, uint32_t i)
+{
+    const tp_plan *p = c.plan;
+    if (r.kind < TP_PORT_LOCAL || r.kind > TP_PORT_DESTINATION || r.reserved != 0 || r.port == 0)
+        return fail(c, "network port %u: unknown kind %u, reserved bits or port 0", i, r.kind);
+    if (r.kind == TP_PORT_DESTINATION && !(p->network->modes & TP_NET_PROXY))
+        return fail(c, "network port %u: a destination port without the proxy", i);
+    if (r.kind != TP_PORT_DESTINATION && r.port == p->network->proxy_port)
+        return fail(c, "network port %u: port %u is the proxy's", i, r.port);
+    for (uint32_t j = 0; j < i; j++) {
+        const tp_net_port &o = p->net_ports[j];
+        bool relayed_both = r.kind != TP_PORT_DESTINATION && o.kind != TP_PORT_DESTINATION;
+        if (o.port == r.port && (o.kind == r.kind || relayed_both))
+            return fail(c, "network port %u: port %u is listed twice", i, r.port);
+    }
+    return 0;
+}
+
+int check_net_name(const Ctx &c, const tp_net_name &r, uint32_t i)
+{
+    if (r.kind < TP_NAME_ALLOW || r.kind > TP_NAME_PIN || r.reserved != 0)
+        return fail(c, "network name %u: unknown kind %u or reserved bits", i, r.kind);
+    if (!(c.plan->network->modes & TP_NET_PROXY))
+        return fail(c, "network name %u: names without the proxy", i);
+    if (check_str(c, r.name, "network name", i, "name") != 0 ||
+        check_str(c, r.address, "network name", i, "address") != 0)
+        return -1;
+    const char *strtab = c.plan->strtab;
+    if (!net_token(strtab + r.name.off, r.name.len, r.kind != TP_NAME_PIN))
+        return fail(c, "network name %u: \"%s\" is not a normalised host name", i, strtab + r.name.off);
+    if ((r.kind == TP_NAME_PIN) != (r.address.len != 0) ||
+        (r.address.len != 0 && !net_token(strtab + r.address.off, r.address.len, false)))
+        return fail(c, "network name %u: an address goes with a pin, as an IP literal", i);
+    return 0;
+}
+
+int check_net_records(const Ctx &c)
+{
+    const tp_plan *p = c.plan;
+    if (p->network == nullptr)
+        return 0;
+    if (check_network(c, *p->network) != 0)
+        return -1;
+    for (uint32_t i = 0; i < p->net_port_count; i++)
+        if (check_net_port(c, p->net_ports[i], i) != 0)
+            return -1;
+    uint32_t allows = 0;
+    for (uint32_t i = 0; i < p->net_name_count; i++) {
+        if (check_net_name(c, p->net_names[i], i) != 0)
+            return -1;
+        allows += p->net_names[i].kind == TP_NAME_ALLOW;
+    }
+    if ((p->network->modes & TP_NET_PROXY) && allows == 0)
+        return fail(c, "network: the proxy mode with no allowed name");
+    return 0;
+}
+
 int check_records(const Ctx &c)
 {
     const tp_plan *p = c.plan;
@@ -388,7 +516,7 @@ int check_records(const Ctx &c)
         return -1;
     if (p->seccomp && check_seccomp(c, *p->seccomp, p->seccomp_prog, p->seccomp_insn_count) != 0)
         return -1;
-    return 0;
+    return check_net_records(c);
 }
 
 }  // namespace

@@ -39,6 +39,11 @@ struct tp_plan {
     uint32_t seccomp_section_flags;
     const struct tp_bpf_insn *seccomp_prog;   /* passed tp_bpf_check (ir/bpf_check.h) */
     uint32_t seccomp_insn_count;
+    const struct tp_network *network;    /* NULL when absent: nothing crosses the namespace */
+    const struct tp_net_port *net_ports;
+    uint32_t net_port_count;
+    const struct tp_net_name *net_names;
+    uint32_t net_name_count;
 };
 
 /* Validates `buf` (len bytes, 8-aligned) and fills `out`. Returns 0, or -1 with a one-line

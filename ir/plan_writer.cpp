@@ -99,6 +99,22 @@ void PlanWriter::set_seccomp(const tp_seccomp &sc, const std::vector<tp_bpf_insn
     seccomp_required_ = required;
 }
 
+void PlanWriter::set_network(const tp_network &n)
+{
+    network_ = n;
+    has_network_ = true;
+}
+
+void PlanWriter::add_net_port(const tp_net_port &p)
+{
+    net_ports_.push_back(p);
+}
+
+void PlanWriter::add_net_name(const tp_net_name &n)
+{
+    net_names_.push_back(n);
+}
+
 std::vector<uint8_t> PlanWriter::finish() const
 {
     static const char kEmptyStrtab[1] = {'\0'};
@@ -127,6 +143,12 @@ std::vector<uint8_t> PlanWriter::finish() const
         sections.push_back(records(TP_SEC_SECCOMP, &seccomp_, 1, seccomp_required_));
         sections.push_back(records(TP_SEC_SECCOMP_BPF, seccomp_prog_.data(), seccomp_prog_.size(), false));
     }
+    if (has_network_)
+        sections.push_back(records(TP_SEC_NETWORK, &network_, 1, false));
+    if (!net_ports_.empty())
+        sections.push_back(records(TP_SEC_NET_PORTS, net_ports_.data(), net_ports_.size(), false));
+    if (!net_names_.empty())
+        sections.push_back(records(TP_SEC_NET_NAMES, net_names_.data(), net_names_.size(), false));
 
     std::size_t offset = sizeof(tp_header) + sections.size() * sizeof(tp_section);
     for (PendingSection &s : sections) {

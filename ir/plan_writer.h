@@ -28,6 +28,9 @@ public:
     void add_env(const tp_env &e);
     void set_exec(const tp_exec &e);
     void set_seccomp(const tp_seccomp &sc, const std::vector<tp_bpf_insn> &prog, bool required);
+    void set_network(const tp_network &n);
+    void add_net_port(const tp_net_port &p);
+    void add_net_name(const tp_net_name &n);
     void set_required_features(uint64_t features) { required_features_ = features; }
     void set_min_landlock_abi(uint32_t abi) { min_landlock_abi_ = abi; }
 
@@ -37,6 +40,10 @@ public:
 private:
     std::string strtab_;
     std::unordered_map<std::string, tp_str> interned_;
+    bool has_network_ = false;
+    tp_network network_{};
+    std::vector<tp_net_port> net_ports_;
+    std::vector<tp_net_name> net_names_;
     bool has_meta_ = false, has_ns_ = false, has_landlock_ = false, has_exec_ = false, has_seccomp_ = false;
     bool ns_required_ = false, mounts_required_ = false, landlock_required_ = false, seccomp_required_ = false;
     tp_seccomp seccomp_{};

@@ -508,7 +508,7 @@ TEST_CASE("plan reader: header damage")
     SUBCASE("wrong version")
     {
         expect_refused_after(bytes, offsetof(tp_header, format_version), 1,
-                             "plan format version 1, this reader supports only 2");
+                             "plan format version 1, this reader supports only 3");
     }
     SUBCASE("wrong header size")
     {

@@ -1,0 +1,62 @@
+/* ir/net_channel.h — the messages between the sandbox side and tartaros-proxy.
+ *
+ * Plain C, shared by the static enforcer and the proxy. The channel is one AF_UNIX
+ * SOCK_SEQPACKET socketpair made by the supervisor before anything starts: one end goes to
+ * tartaros-proxy (--channel FD), which runs on the host side; the other to init, which is in
+ * the sandbox's private network namespace. Messages keep their boundaries; fds travel with
+ * SCM_RIGHTS.
+ *
+ *  1. sandbox -> proxy, once: the listeners. Payload struct tnc_hello, then tnc_listener[n]
+ *     (0 <= n <= TNC_MAX_LISTENERS, n == hello.count; n is 0 when only ports are exposed — the
+ *     hello keeps the message from being empty, which would read as EOF), with n listening TCP
+ *     sockets in the same order (SCM_RIGHTS), each bound to 127.0.0.1:port inside the
+ *     sandbox's namespace. The set must be exactly what the proxy's command line expects
+ *     (--proxy-port, --relay); anything else and the proxy answers with a failure.
+ *  2. proxy -> sandbox, once: tnc_ready. status 0 = serving (the proxy has confined itself);
+ *     TNC_REFUSED = a guarantee it cannot install under --strict; TNC_FAILED = anything else.
+ *     `message` (NUL-terminated) says why. EOF instead of this message: the proxy died.
+ *  3. Only with --expose: proxy -> sandbox, one byte TNC_SOCKET_REQUEST per connection the
+ *     host makes to an exposed port; sandbox -> proxy, per request in order, a one-byte
+ *     payload (0, or an errno when socket(2) failed) with, on 0, one fd: a new non-blocking,
+ *     close-on-exec AF_INET SOCK_STREAM socket in the sandbox's namespace, which the proxy
+ *     connects to 127.0.0.1:PORT. The sandbox side answers nothing else.
+ *
+ * The proxy exits when the channel reaches EOF after message 2: the sandbox has ended.
+ */
+#ifndef TARTAROS_IR_NET_CHANNEL_H
+#define TARTAROS_IR_NET_CHANNEL_H
+
+#include <stdint.h>
+
+#define TNC_MAX_LISTENERS 64u
+
+enum tnc_listener_kind {
+    TNC_PROXY = 1,  /* the HTTP proxy's listener */
+    TNC_RELAY = 2   /* relay to the host's 127.0.0.1:port */
+};
+
+#define TNC_HELLO_MAGIC 0x314C4354u  /* "TCL1" little-endian */
+
+struct tnc_hello {      /* 8 bytes */
+    uint32_t magic;     /* TNC_HELLO_MAGIC */
+    uint32_t count;     /* tnc_listener records (and fds) that follow */
+};
+
+struct tnc_listener {   /* 4 bytes */
+    uint16_t port;      /* the port it is bound to inside */
+    uint8_t kind;       /* tnc_listener_kind */
+    uint8_t reserved;   /* zero */
+};
+
+#define TNC_READY 0u
+#define TNC_REFUSED 78u
+#define TNC_FAILED 1u
+
+struct tnc_ready {      /* 256 bytes */
+    uint8_t status;     /* TNC_READY, TNC_REFUSED or TNC_FAILED */
+    char message[255];  /* NUL-terminated; empty when ready */
+};
+
+#define TNC_SOCKET_REQUEST 'S'
+
+#endif /* TARTAROS_IR_NET_CHANNEL_H */
