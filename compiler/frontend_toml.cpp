@@ -13,6 +13,7 @@
 
 #include <toml++/toml.h>
 
+#include "domains.h"
 #include "paths.h"
 
 namespace tartaros {
@@ -85,6 +86,10 @@ std::vector<Entry> entries_in_source_order(const toml::table &table) {
     return entries;
 }
 
+bool comes_before(const SourcePos &a, const SourcePos &b) {
+    return a.line != b.line ? a.line < b.line : a.col < b.col;
+}
+
 class Reader {
 public:
     Reader(std::string file, std::string base_dir, std::optional<std::string> home, Diagnostics &diags)
@@ -124,6 +129,12 @@ private:
                   std::vector<LocatedPath> &out, std::vector<std::string> &raw_of_kept);
     void read_name_list(const toml::key &key, const toml::node &node, std::vector<Located<std::string>> &out);
     void read_env_set(const toml::key &key, const toml::node &node, EnvPolicy &env);
+    void read_domain_list(const toml::key &key, const toml::node &node, std::vector<Located<std::string>> &out);
+    void read_port_list(const toml::key &key, const toml::node &node, std::vector<Located<uint16_t>> &out);
+    std::optional<uint16_t> port_value(std::string_view name, const toml::node &node);
+    void read_proxy_port(const toml::node &node, Located<uint16_t> &out);
+    void read_hosts(const toml::key &key, const toml::node &node, NetworkPolicy &network);
+    void check_port_conflicts(const NetworkPolicy &network);
     void for_each_string(const toml::key &key, const toml::node &node,
                          const std::function<void(const std::string &, const toml::node &)> &visit);
 
@@ -263,13 +274,165 @@ void Reader::read_process(const toml::table &table, ProcessPolicy &process) {
 }
 
 void Reader::read_network(const toml::table &table, NetworkPolicy &network) {
+    auto domains = [&](std::vector<Located<std::string>> &out) {
+        return [&](const toml::key &key, const toml::node &node) { read_domain_list(key, node, out); };
+    };
+    auto ports = [&](std::vector<Located<uint16_t>> &out) {
+        return [&](const toml::key &key, const toml::node &node) { read_port_list(key, node, out); };
+    };
     const std::vector<Field> fields = {
         {"deny_unix", [&](const toml::key &key, const toml::node &node) { read_bool(key, node, network.deny_unix); }},
+        {"allow_domains", domains(network.allow_domains)},
+        {"deny_domains", domains(network.deny_domains)},
+        {"local_ports", ports(network.local_ports)},
+        {"expose_ports", ports(network.expose_ports)},
+        {"domain_ports", ports(network.domain_ports)},
+        {"hosts", [&](const toml::key &key, const toml::node &node) { read_hosts(key, node, network); }},
+        {"proxy_port", [&](const toml::key &, const toml::node &node) { read_proxy_port(node, network.proxy_port); }},
     };
-    std::vector<Refused> refused = {{"allow_unix_socket_paths", kUnixSocketPathsRefusal, "unsupported"}};
-    for (std::string_view later : {"local_ports", "expose_ports", "allow_domains", "deny_domains", "hosts"})
-        refused.push_back({later, unsupported_yet(later, "network"), "unsupported"});
-    read_table(table, "network", fields, refused);
+    read_table(table, "network", fields, {{"allow_unix_socket_paths", kUnixSocketPathsRefusal, "unsupported"}});
+    check_port_conflicts(network);
+}
+
+// allow_domains / deny_domains: checked and normalised by the proxy's rules (domains.h).
+void Reader::read_domain_list(const toml::key &key, const toml::node &node, std::vector<Located<std::string>> &out) {
+    std::vector<std::string> raw_of_kept;
+    for_each_string(key, node, [&](const std::string &raw, const toml::node &element) {
+        DomainError err;
+        std::optional<std::string> pattern = check_domain_pattern(raw, PublicSuffixList::system(), err);
+        if (!pattern) {
+            diags_.error(pos(element.source()), quoted(key.str()) + ": " + err.message, err.rule_id);
+            return;
+        }
+        auto first = std::find_if(out.begin(), out.end(), [&](const Located<std::string> &d) { return d.value == *pattern; });
+        if (first != out.end()) {
+            const std::string &first_raw = raw_of_kept[static_cast<size_t>(first - out.begin())];
+            std::string message = quoted(raw) + " is already listed in " + quoted(key.str()) + " at line " +
+                                  std::to_string(first->pos.line);
+            if (first_raw != raw) message += " (as " + quoted(first_raw) + ")";
+            diags_.warning(pos(element.source()), message + "; this copy is ignored", "duplicate");
+            return;
+        }
+        out.push_back({*pattern, pos(element.source())});
+        raw_of_kept.push_back(raw);
+    });
+}
+
+void Reader::read_port_list(const toml::key &key, const toml::node &node, std::vector<Located<uint16_t>> &out) {
+    const toml::array *array = node.as_array();
+    if (array == nullptr) {
+        type_error(node, key.str(), "an array of port numbers");
+        return;
+    }
+    for (size_t i = 0; i < array->size(); ++i) {
+        const toml::node &element = *array->get(i);
+        if (!element.is_integer()) {
+            diags_.error(pos(element.source()),
+                         quoted(key.str()) + " must be an array of port numbers; element " + std::to_string(i + 1) +
+                             " is " + type_phrase(element.type()),
+                         "type");
+            continue;
+        }
+        const std::optional<uint16_t> port = port_value(key.str(), element);
+        if (!port) continue;
+        auto first = std::find_if(out.begin(), out.end(), [&](const Located<uint16_t> &p) { return p.value == *port; });
+        if (first != out.end()) {
+            diags_.warning(pos(element.source()),
+                           "port " + std::to_string(*port) + " is already listed in " + quoted(key.str()) +
+                               " at line " + std::to_string(first->pos.line) + "; this copy is ignored",
+                           "duplicate");
+            continue;
+        }
+        out.push_back({*port, pos(element.source())});
+    }
+}
+
+// The port of integer `node`, or nullopt after reporting one outside 1..65535.
+std::optional<uint16_t> Reader::port_value(std::string_view name, const toml::node &node) {
+    const int64_t number = node.as_integer()->get();
+    if (number < 1 || number > 65535) {
+        diags_.error(pos(node.source()),
+                     quoted(name) + ": " + std::to_string(number) + " is not a port number (1 to 65535)", "port");
+        return std::nullopt;
+    }
+    return static_cast<uint16_t>(number);
+}
+
+void Reader::read_proxy_port(const toml::node &node, Located<uint16_t> &out) {
+    if (!node.is_integer()) {
+        type_error(node, "proxy_port", "an integer port number (1 to 65535)");
+        return;
+    }
+    if (const std::optional<uint16_t> port = port_value("proxy_port", node)) out = {*port, pos(node.source())};
+}
+
+// hosts = { "name" = "address" }: each name normalised, each address in canonical text.
+void Reader::read_hosts(const toml::key &key, const toml::node &node, NetworkPolicy &network) {
+    const toml::table *table = node.as_table();
+    if (table == nullptr) {
+        type_error(node, key.str(), "a table of host names to addresses, like { \"db.internal\" = \"10.0.0.5\" }");
+        return;
+    }
+    for (const Entry &entry : entries_in_source_order(*table)) {
+        const std::string raw(entry.key->str());
+        DomainError err;
+        const std::optional<std::string> name = check_pin_name(raw, err);
+        if (!name) {
+            diags_.error(pos(entry.key->source()), "'hosts': " + err.message, err.rule_id);
+            continue;
+        }
+        const toml::value<std::string> *text = entry.node->as_string();
+        if (text == nullptr) {
+            type_error(*entry.node, raw, "a string (an IPv4 or IPv6 address)");
+            continue;
+        }
+        const std::optional<std::string> address = check_pin_address(*name, text->get(), err);
+        if (!address) {
+            diags_.error(pos(entry.node->source()), "'hosts': " + err.message, err.rule_id);
+            continue;
+        }
+        auto first = std::find_if(network.hosts.begin(), network.hosts.end(),
+                                  [&](const auto &pin) { return pin.first.value == *name; });
+        if (first != network.hosts.end()) {
+            diags_.warning(pos(entry.key->source()),
+                           quoted(raw) + " is already given an address in 'hosts' at line " +
+                               std::to_string(first->first.pos.line) + " (as " + quoted(first->first.value) +
+                               "); this copy is ignored",
+                           "duplicate");
+            continue;
+        }
+        network.hosts.push_back({{*name, pos(entry.key->source())}, {*address, pos(entry.node->source())}});
+    }
+}
+
+// A port is relayed either out (local_ports) or in (expose_ports), and neither may take the
+// proxy's own listening port inside the sandbox. Reported at the later of the two entries.
+void Reader::check_port_conflicts(const NetworkPolicy &network) {
+    for (const Located<uint16_t> &local : network.local_ports) {
+        for (const Located<uint16_t> &exposed : network.expose_ports) {
+            if (local.value != exposed.value) continue;
+            const bool local_first = comes_before(local.pos, exposed.pos);
+            diags_.error(local_first ? exposed.pos : local.pos,
+                         "port " + std::to_string(local.value) + " is in both " +
+                             (local_first ? "'expose_ports' and 'local_ports'" : "'local_ports' and 'expose_ports'") +
+                             " (line " + std::to_string((local_first ? local : exposed).pos.line) +
+                             "): a port is relayed either out of the sandbox or into it, not both",
+                         "port-conflict");
+        }
+    }
+    const Located<uint16_t> &proxy = network.proxy_port;
+    const std::string proxy_where =
+        proxy.pos.line == 0 ? "the default 'proxy_port'" : "'proxy_port' at line " + std::to_string(proxy.pos.line);
+    for (const auto &[name, ports] : {std::pair{"local_ports", &network.local_ports},
+                                      std::pair{"expose_ports", &network.expose_ports}}) {
+        for (const Located<uint16_t> &port : *ports) {
+            if (port.value != proxy.value) continue;
+            diags_.error(port.pos,
+                         "port " + std::to_string(port.value) + " in " + quoted(name) +
+                             " is the proxy's own port inside the sandbox (" + proxy_where + ")",
+                         "port-conflict");
+        }
+    }
 }
 
 void Reader::read_env(const toml::table &table, EnvPolicy &env) {
