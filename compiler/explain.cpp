@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "explain_seccomp.h"
+#include "explain_net.h"
 #include "json_text.h"
 #include "plan_reader.h"
 
@@ -261,8 +262,6 @@ std::string Explainer::namespaces_note() const
 {
     std::string note = "a namespace the kernel refuses is lost: under --strict a required one is a "
                        "refusal, otherwise a warning";
-    if (p_.ns && (p_.ns->flags & TP_NS_NET))
-        note += "; the network namespace holds only its loopback, brought up: nothing outside is reachable";
     return note;
 }
 
@@ -411,6 +410,7 @@ void Explainer::text(std::ostream &out) const
     out << "\nsteps in execution order:\n";
     int step = 1;
     text_namespaces(out, step++);
+    explain_network_text(p_, step++, [this](tp_origin o) { return origin_text(o); }, out);
     text_mounts(out, step++);
     text_env(out, step++);
     out << step++ << ". process: " << kHardening << " (always)\n";
@@ -516,6 +516,8 @@ void Explainer::json(std::ostream &out) const
         out << ",\"create\":[]";
     }
     out << "},";
+    explain_network_json(p_, [this](std::ostream &o, tp_origin at) { json_origin(o, at); }, out);
+    out << ',';
     json_mounts(out);
     out << ',';
     json_env(out);

@@ -8,6 +8,7 @@
 
 #include "fs_trie.h"
 #include "lower_fs.h"
+#include "lower_net.h"
 #include "plan_writer.h"
 #include "seccomp_lower.h"
 #include "syscall_table.h"
@@ -21,7 +22,7 @@ tp_origin origin(const SourcePos &pos) { return tp_origin{pos.line, pos.col}; }
 
 uint32_t namespace_flags(const Policy &policy)
 {
-    // No network is granted in this version: a private network namespace always.
+    // Every network mode keeps a private network namespace (lower_net.h).
     uint32_t flags = TP_NS_USER | TP_NS_MOUNT | TP_NS_IPC | TP_NS_UTS | TP_NS_NET | TP_NS_CGROUP;
     if (policy.process.isolate_pids.value)
         flags |= TP_NS_PID;
@@ -88,8 +89,19 @@ void write_filesystem(ir::PlanWriter &w, const FsLowering &fs)
     }
 }
 
+// The proxy's variables come first, so a policy that sets one itself has the last word.
 void write_environment(ir::PlanWriter &w, const Policy &policy)
 {
+    const SourcePos &proxy_pos =
+        policy.network.allow_domains.empty() ? SourcePos{} : policy.network.allow_domains.front().pos;
+    for (const auto &[name, value] : proxy_environment(policy.network)) {
+        tp_env e{};
+        e.op = TP_ENV_SET;
+        e.name = w.str(name);
+        e.value = w.str(value);
+        e.origin = origin(proxy_pos);
+        w.add_env(e);
+    }
     for (const Located<std::string> &name : policy.env.passthrough) {
         tp_env e{};
         e.op = TP_ENV_PASS;
@@ -123,7 +135,8 @@ void write_seccomp(ir::PlanWriter &w, const Policy &policy, const std::vector<tp
     w.set_seccomp(sc, prog, true);
 }
 
-std::vector<uint8_t> write_plan(const Policy &policy, const FsLowering &fs, const std::vector<tp_bpf_insn> &filter)
+std::vector<uint8_t> write_plan(const Policy &policy, const FsLowering &fs, const std::vector<tp_bpf_insn> &filter,
+                                Diagnostics &diags)
 {
     ir::PlanWriter w;
     write_meta(w, policy);
@@ -131,6 +144,7 @@ std::vector<uint8_t> write_plan(const Policy &policy, const FsLowering &fs, cons
     write_filesystem(w, fs);
     write_environment(w, policy);
     write_seccomp(w, policy, filter);
+    write_network(w, policy.network, diags);
     w.set_required_features(required_features(policy));
     w.set_min_landlock_abi(std::max(landlock_abi_needed(kHandledRights), kScopesAbi));
     return w.finish();
@@ -161,7 +175,7 @@ std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &opti
 
     std::vector<uint8_t> plan;
     try {
-        plan = write_plan(policy, fs, seccomp::lower_seccomp(seccomp::Profile(seccomp_flags(policy))));
+        plan = write_plan(policy, fs, seccomp::lower_seccomp(seccomp::Profile(seccomp_flags(policy))), diags);
     } catch (const std::length_error &e) {
         diags.error(policy_pos(policy), std::string("the plan would be too large: ") + e.what(), "plan-size");
         return {};

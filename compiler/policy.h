@@ -55,9 +55,28 @@ struct ProcessPolicy {
     Located<bool> harden_syscalls{true, {}};
 };
 
+// Invariants (besides the ones above): every domain is normalised as the proxy matches it
+// (lower case, no trailing dot; an exact name, an IP literal, or "*.suffix" where the suffix
+// is not a single label, not a public suffix nor has one beneath it — save the few its owner
+// alone fills, such as githubusercontent.com: compiler/domains.h); every port is in 1..65535; a name pinned in
+// `hosts` is normalised and its address is an IPv4 or IPv6 literal in canonical form; ports
+// appear in at most one of local_ports / expose_ports and never equal proxy_port.
 struct NetworkPolicy {
     Located<bool> deny_unix{false, {}};  // every AF_UNIX socket and socketpair refused
+    std::vector<Located<std::string>> allow_domains;  // the proxy's allow-list
+    std::vector<Located<std::string>> deny_domains;   // wins over allow_domains
+    // Host 127.0.0.1 ports the agent reaches at 127.0.0.1:PORT inside (relayed out).
+    std::vector<Located<uint16_t>> local_ports;
+    // Sandbox ports the host reaches at its 127.0.0.1:PORT (relayed in: an agent's dev server).
+    std::vector<Located<uint16_t>> expose_ports;
+    // Destination ports the proxy may connect to for allow_domains.
+    std::vector<Located<uint16_t>> domain_ports;  // empty in the policy: kDefaultDomainPorts
+    std::vector<std::pair<Located<std::string>, Located<std::string>>> hosts;  // name, address
+    Located<uint16_t> proxy_port{3128, {}};  // where the proxy listens inside, on 127.0.0.1
 };
+
+// The proxy's destination ports when a policy does not say.
+inline const std::vector<uint16_t> kDefaultDomainPorts = {443, 80};
 
 struct EnvPolicy {
     Located<bool> inherit{false, {}};

@@ -8,10 +8,12 @@
 
 #include "fs_trie.h"
 #include "lower_fs.h"
+#include "lower_net.h"
 #include "paths.h"
 #include "plan_reader.h"
 #include "seccomp_verify.h"
 #include "syscall_table.h"
+#include "verify_net.h"
 
 namespace tartaros {
 
@@ -95,7 +97,8 @@ public:
     {
         for (auto check : {&Verifier::open, &Verifier::check_sections, &Verifier::check_paths,
                            &Verifier::check_rules, &Verifier::check_mount_flags, &Verifier::check_order,
-                           &Verifier::check_anchors, &Verifier::check_probes, &Verifier::check_seccomp}) {
+                           &Verifier::check_anchors, &Verifier::check_probes, &Verifier::check_seccomp,
+                           &Verifier::check_network}) {
             std::string err = (this->*check)(bytes);
             if (!err.empty())
                 return err;
@@ -104,6 +107,8 @@ public:
     }
 
 private:
+    std::string check_network(const std::vector<uint8_t> &) { return verify_network(plan_, policy_); }
+
     std::string open(const std::vector<uint8_t> &bytes)
     {
         char err[256];
@@ -143,7 +148,8 @@ private:
             return "min_landlock_abi " + std::to_string(plan_.header->min_landlock_abi) +
                    " is below the rights handled";
         if (((plan_.exec->flags & TP_EXEC_INHERIT_ENV) != 0) != policy_.env.inherit.value ||
-            plan_.env_count != policy_.env.passthrough.size() + policy_.env.set.size())
+            plan_.env_count != policy_.env.passthrough.size() + policy_.env.set.size() +
+                                   proxy_environment(policy_.network).size())
             return "the environment does not match the policy";
         return "";
     }

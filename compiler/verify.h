@@ -30,7 +30,9 @@
 //       layer, already checked above);
 //     - the one allowed excess, "mount-only": Landlock grants write to a path the trie
 //       keeps at read or none; accepted only when the mount step deciding that path lies
-//       strictly below the deepest writable Landlock rule covering it.
+//       strictly below the deepest writable Landlock rule covering it;
+//  7. seccomp: translation validation of the filter (seccomp_verify.h);
+//  8. network: the relays, the proxy's names and its environment (verify_net.h).
 #pragma once
 
 #include <cstdint>

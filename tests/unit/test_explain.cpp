@@ -231,7 +231,7 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
     std::vector<uint8_t> plan = sample_plan();
     std::string text = explain(plan, false);
 
-    CHECK(has(text, "plan: format 2, " + std::to_string(plan.size()) + " bytes, checksum 0x"));
+    CHECK(has(text, "plan: format 3, " + std::to_string(plan.size()) + " bytes, checksum 0x"));
     CHECK(has(text, "required features: userns|mountns|landlock\n"));
     CHECK(has(text, "minimum Landlock ABI: 5\n"));
     CHECK(has(text, "policy: /home/u/proj/policy.toml (version 1)\n"));
@@ -239,38 +239,38 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
 
     CHECK(has(text, "1. namespaces: user, mount, pid, uts; required: user, mount  policy.toml:3:1\n"));
     CHECK(has(text, "   hostname: tartaros\n"));
-    CHECK(has(text, "2. mounts: 8 steps (required)\n"));
-    CHECK(has(text, "   2.1 root_readonly / [required]  (default)\n"));
-    CHECK(has(text, "   2.3 bind /home/u/proj <- /home/u/proj  policy.toml:5:12\n"));
-    CHECK(has(text, "   2.4 mask /home/u/.ssh [mask_absent]  policy.toml:9:3\n"));
-    CHECK(has(text, "   2.6 write_deny /home/u/proj/.git/hooks [materialize_dir, required] beneath /home/u/proj  "
+    CHECK(has(text, "3. mounts: 8 steps (required)\n"));
+    CHECK(has(text, "   3.1 root_readonly / [required]  (default)\n"));
+    CHECK(has(text, "   3.3 bind /home/u/proj <- /home/u/proj  policy.toml:5:12\n"));
+    CHECK(has(text, "   3.4 mask /home/u/.ssh [mask_absent]  policy.toml:9:3\n"));
+    CHECK(has(text, "   3.6 write_deny /home/u/proj/.git/hooks [materialize_dir, required] beneath /home/u/proj  "
                     "policy.toml:7:3\n"
                     "        - mount layer only: Landlock cannot deny inside a writable directory"));
     CHECK(has(text, "if absent at start: created as an empty directory"));
     CHECK(has(text, "a symlink on its path beneath the writable root: what it resolves to is protected too"));
     CHECK(has(text, "rules and masks cover paths, not inodes: a hard link to a denied file made before the run"));
-    CHECK(has(text, "   2.7 symlink /bin -> usr/bin  (default)\n"));
-    CHECK(has(text, "   2.8 bind /lib64 <- /lib64 [rdonly, optional]  (default)\n"));
+    CHECK(has(text, "   3.7 symlink /bin -> usr/bin  (default)\n"));
+    CHECK(has(text, "   3.8 bind /lib64 <- /lib64 [rdonly, optional]  (default)\n"));
     CHECK(has(text, "        - skipped when the source is absent\n"));
     CHECK_FALSE(has(text, "skipped when the target is absent"));
-    CHECK(has(text, "3. environment: built from nothing: 2 steps\n"));
-    CHECK(has(text, "   3.1 pass TERM (if set)  (default)\n"));
-    CHECK(has(text, "   3.2 set PATH=/usr/bin:/bin  policy.toml:17:5\n"));
-    CHECK(has(text, "4. process: a session of its own (no controlling terminal, so no TIOCSTI"));
-    CHECK(has(text, "5. landlock: ruleset for ABI 7 (required), 3 rules\n"));
+    CHECK(has(text, "4. environment: built from nothing: 2 steps\n"));
+    CHECK(has(text, "   4.1 pass TERM (if set)  (default)\n"));
+    CHECK(has(text, "   4.2 set PATH=/usr/bin:/bin  policy.toml:17:5\n"));
+    CHECK(has(text, "5. process: a session of its own (no controlling terminal, so no TIOCSTI"));
+    CHECK(has(text, "6. landlock: ruleset for ABI 7 (required), 3 rules\n"));
     CHECK(has(text, "   handled: read_file|read_dir|execute|write_file|truncate|remove_file|remove_dir|make_reg|"
                     "make_dir|make_sym|make_sock|make_fifo|make_char|make_block|refer|ioctl_dev\n"));
-    CHECK(has(text, "   5.1 path /usr read_file|read_dir|execute  (default)\n"));
-    CHECK(has(text, "   5.2 expand /home/u read_file|read_dir|execute except .ssh, .gnupg  policy.toml:14:1\n"
+    CHECK(has(text, "   6.1 path /usr read_file|read_dir|execute  (default)\n"));
+    CHECK(has(text, "   6.2 expand /home/u read_file|read_dir|execute except .ssh, .gnupg  policy.toml:14:1\n"
                     "        - directory listed at start: entries created after start are not covered"));
     CHECK(has(text, "        - skipped when absent at start\n"));
-    CHECK(has(text, "6. exec  policy.toml:20:1\n"));
+    CHECK(has(text, "7. exec  policy.toml:20:1\n"));
     CHECK(has(text, "PID 2 under a small init"));
 
     // Steps appear in the enforcer's order of work.
     size_t last = 0;
-    for (const char *step : {"\n1. namespaces", "\n2. mounts", "\n3. environment", "\n4. process", "\n5. landlock",
-                             "\n6. exec"}) {
+    for (const char *step : {"\n1. namespaces", "\n2. network: none", "\n3. mounts", "\n4. environment", "\n5. process", "\n6. landlock",
+                             "\n7. exec"}) {
         size_t at = text.find(step);
         REQUIRE_MESSAGE(at != std::string::npos, step);
         CHECK(at > last);
@@ -281,8 +281,8 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
 TEST_CASE("explain: a mask outside any writable directory is not called mount-only")
 {
     std::string text = explain(sample_plan(), false);
-    size_t mask = text.find("2.4 mask");
-    size_t next = text.find("2.5 ", mask);
+    size_t mask = text.find("3.4 mask");
+    size_t next = text.find("3.5 ", mask);
     REQUIRE(mask != std::string::npos);
     CHECK(text.substr(mask, next - mask).find("mount layer only") == std::string::npos);
     CHECK(has(text.substr(mask, next - mask), "hides the names too"));
@@ -292,8 +292,8 @@ TEST_CASE("explain: a bare plan")
 {
     std::string text = explain(PlanWriter().finish(), false);
     CHECK(has(text, "1. namespaces: none"));
-    CHECK(has(text, "2. mounts: 0 steps\n"));
-    CHECK(has(text, "5. landlock: none"));
+    CHECK(has(text, "3. mounts: 0 steps\n"));
+    CHECK(has(text, "6. landlock: none"));
     CHECK(has(text, "required features: none\n"));
     CHECK_FALSE(has(text, "policy:"));
     CHECK(JsonChecker(explain(PlanWriter().finish(), true)).document());
@@ -303,7 +303,7 @@ TEST_CASE("explain: JSON is valid and carries the same content")
 {
     std::string json = explain(sample_plan(), true);
     CHECK(JsonChecker(json).document());
-    CHECK(has(json, "\"format_version\":2"));
+    CHECK(has(json, "\"format_version\":3"));
     CHECK(has(json, "\"required_features\":[\"userns\",\"mountns\",\"landlock\"]"));
     CHECK(has(json, "\"min_landlock_abi\":5"));
     CHECK(has(json, "\"policy_path\":\"/home/u/proj/policy.toml\""));
@@ -335,7 +335,7 @@ TEST_CASE("explain: strings are escaped in JSON and made printable in text")
     CHECK(JsonChecker(json).document());
     CHECK(has(json, "\"/home/u/we\\\"ird\\\\na\\nme\\u0001\\u00ff\xc3\xa9\""));
     std::string text = explain(plan, false);
-    CHECK(has(text, "2.4 mask /home/u/we\"ird\\na\\x0ame\\x01\xff\xc3\xa9 [mask_absent]"));
+    CHECK(has(text, "3.4 mask /home/u/we\"ird\\na\\x0ame\\x01\xff\xc3\xa9 [mask_absent]"));
 }
 
 TEST_CASE("explain: an invalid plan is refused with the reader's reason")
@@ -375,8 +375,8 @@ std::vector<uint8_t> seccomp_plan(tartaros::seccomp::ProfileFlags flags)
 TEST_CASE("explain: the seccomp step shows the profile, its cost, the action table and the program")
 {
     const std::string text = explain(seccomp_plan({true, false}), false);
-    CHECK(has(text, "5. landlock: none"));
-    CHECK(has(text, "6. seccomp: 632-instruction filter (required); profile: baseline + hardening policy:30:1; "
+    CHECK(has(text, "6. landlock: none"));
+    CHECK(has(text, "7. seccomp: 632-instruction filter (required); profile: baseline + hardening policy:30:1; "
                     "AF_UNIX allowed\n"));
     CHECK(has(text, "an allowed syscall without argument rules runs at most 16 (target: 16), any allowed call at most "
                     "224 (socket(domain=0x10, protocol=0x0, ...))"));
@@ -388,7 +388,7 @@ TEST_CASE("explain: the seccomp step shows the profile, its cost, the action tab
     CHECK(has(text, "     #470-#511: ERRNO(ENOSYS)"));
     CHECK(has(text, "   - a filter sees the syscall number and six register values, never memory"));
     CHECK(has(text, "   disassembly:\n          0: ld [arch]\n"));
-    CHECK(text.find("7. exec") > text.find("disassembly:"));
+    CHECK(text.find("8. exec") > text.find("disassembly:"));
 
     const std::string baseline = explain(seccomp_plan({false, true}), false);
     CHECK(has(baseline, "profile: baseline only (harden_syscalls = false) policy:30:1; deny_unix policy:33:1\n"));
