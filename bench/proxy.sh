@@ -13,6 +13,6 @@ die() { echo "proxy.sh: $*" >&2; exit 1; }
 [ $# -eq 1 ] || die "usage: bench/proxy.sh BUILD_DIR"
 BUILD=$(cd "$1" && pwd) || die "no build directory $1"
 BENCH=$BUILD/bench/bench_proxy
-PROXY=$BUILD/proxy/tartaros-proxy
+PROXY=$BUILD/bin/tartaros-proxy
 [ -x "$BENCH" ] && [ -x "$PROXY" ] || die "bench_proxy or tartaros-proxy missing in $BUILD; build first"
 "$BENCH" "$PROXY" "${BYTES:-1073741824}" "${REPEATS:-5}" "${ROUNDTRIPS:-20000}" "${TUNNELS:-1000}"

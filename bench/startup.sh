@@ -18,8 +18,8 @@ die() { echo "startup.sh: $*" >&2; exit 1; }
 [ $# -eq 1 ] || die "usage: bench/startup.sh BUILD_DIR"
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$1" && pwd) || die "no build directory $1"
-COMPILE=$BUILD/compiler/tartaros-compile
-EXEC=$BUILD/enforcer/tartaros-exec
+COMPILE=$BUILD/bin/tartaros-compile
+EXEC=$BUILD/bin/tartaros-exec
 if [ ! -x "$COMPILE" ] || [ ! -x "$EXEC" ]; then
   die "tartaros-compile or tartaros-exec missing in $BUILD; build first"
 fi

@@ -35,6 +35,7 @@ struct run_ctx {
     bool seccomp;               /* load the plan's seccomp filter */
 
     struct exit_notice *exit_notice;  /* shared by the supervisor and init; NULL = none */
+    int net_channel;  /* init's end of the channel to tartaros-proxy (egress.h); -1 = none */
 };
 
 /* Whether a guarantee may not degrade: the plan marks it required and the run is --strict. */

@@ -125,7 +125,8 @@ void init_main(run_ctx *ctx, int release_fd, int status_fd)
     /* From here on init holds nothing worth taking: no fds, no capabilities, not ptrace-able
      * (launch_command made this address space non-dumpable before the command could exec). */
     report_to_supervisor(-1);
-    close_fds_except(-1, -1);
+    /* The channel stays open while init lives: its end tells the proxy the run is over. */
+    close_fds_except(ctx->net_channel, -1);
     signals_forward_to(command, FORWARD_FROM_INIT);
     drop_capabilities(false);
     reap_until_exit(command, ctx->exit_notice);

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -239,4 +241,17 @@ void landlock_enforce(int ruleset_fd)
     if (sys_landlock_restrict_self(ruleset_fd, 0) != 0)
         refuse("Landlock: landlock_restrict_self: %s", strerror(errno));
     close(ruleset_fd);
+}
+
+void landlock_deny_tcp_without_netns(const run_ctx *ctx)
+{
+    bool wanted = ctx->plan->ns && (ctx->plan->ns->flags & TP_NS_NET);
+    if (!wanted || (ctx->clone_flags & CLONE_NEWNET) || ctx->landlock_abi < 4)
+        return;
+    kuapi::landlock_ruleset_attr attr = {};
+    attr.handled_access_net = kuapi::LANDLOCK_NET_ALL;
+    int ruleset = sys_landlock_create_ruleset(&attr, offsetof(kuapi::landlock_ruleset_attr, scoped), 0);
+    if (ruleset < 0 || sys_landlock_restrict_self(ruleset, 0) != 0)
+        fail(EXIT_STARTUP, "Landlock: cannot deny TCP in place of the network namespace: %s", strerror(errno));
+    close(ruleset);
 }

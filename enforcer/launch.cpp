@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "listeners.h"
 #include "netns.h"
 #include "preflight.h"
 #include "process.h"
@@ -124,11 +125,15 @@ void make_late_namespaces_now(run_ctx *ctx)
         lost_late_namespaces(ctx, errno);
 }
 
-/* Init still holds CAP_NET_ADMIN over the namespace it has just joined or made. */
-void loopback_up_if_private(const run_ctx *ctx)
+/* Init still holds CAP_NET_ADMIN over the namespace it has just joined or made. The
+ * listeners for the proxy and the relays go into it before the command can run; without it
+ * nothing is relayed (egress.h). */
+void network_ready(run_ctx *ctx)
 {
-    if (ctx->clone_flags & CLONE_NEWNET)
-        netns_loopback_up();
+    if (!(ctx->clone_flags & CLONE_NEWNET))
+        return listeners_abandon(ctx);
+    netns_loopback_up();
+    listeners_hand_over(ctx);
 }
 
 }  // namespace
@@ -153,7 +158,7 @@ pid_t launch_command(run_ctx *ctx, command_launch *launch, int ruleset, const ch
 {
     if (launch->pid > 0) {
         join_early_network(ctx, launch);
-        loopback_up_if_private(ctx);
+        network_ready(ctx);
         make_undumpable();
         /* The pidfd stays open: its last close is slow (~0.3 ms here), so it is left to init
          * once the command has executed (close_fds_except), off the critical path. */
@@ -164,7 +169,7 @@ pid_t launch_command(run_ctx *ctx, command_launch *launch, int ruleset, const ch
         return launch->pid;
     }
     make_late_namespaces_now(ctx);
-    loopback_up_if_private(ctx);
+    network_ready(ctx);
     make_undumpable();
     g_channel = {LAUNCH_GO, 1, 0, ctx, getpid(), ruleset, nullptr};
     /* CLONE_VFORK: init sleeps until the command has executed or exited. */

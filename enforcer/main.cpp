@@ -139,6 +139,7 @@ int main(int argc, char **argv)
     ensure_standard_fds();
     arguments args = parse_arguments(argc, argv);
     run_ctx ctx = {};
+    ctx.net_channel = -1;
     load_plan(args.plan_path, &ctx.plan_file);
     ctx.plan = &g_plan;
     ctx.plan_path = args.plan_path;

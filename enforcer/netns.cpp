@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -24,4 +25,24 @@ void netns_loopback_up()
     if (ioctl(sock, SIOCSIFFLAGS, &ifr) != 0)
         fail(EXIT_STARTUP, "network namespace: bringing lo up: %s", strerror(errno));
     close(sock);
+}
+
+int loopback_listener(uint16_t port, bool reuse_address)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in addr = {};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int one = 1;
+    if ((reuse_address && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0) ||
+        bind(fd, (const struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, SOMAXCONN) != 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
 }

@@ -229,6 +229,7 @@ void command_main(const run_ctx *ctx, pid_t init_pid, int ruleset)
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         fail(EXIT_STARTUP, "no_new_privs: %s", strerror(errno));
     landlock_enforce(ruleset);
+    landlock_deny_tcp_without_netns(ctx);
     seccomp_enforce(ctx);  /* last: from here on only execve runs, and the filter allows it */
     exec_command(ctx->argv, envp);
 }

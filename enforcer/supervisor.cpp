@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "egress.h"
 #include "exit_notice.h"
 #include "init.h"
 #include "launch.h"
@@ -167,8 +168,10 @@ int run_supervisor(run_ctx *ctx)
     pipe_fds release = make_pipe();
     pipe_fds status = make_pipe();
     ctx->exit_notice = exit_notice_create();
+    egress_start(ctx);
     signals_block_forwarded();
     pid_t init = spawn_init(ctx, release, status);
+    egress_release_sandbox_end(ctx);
     close(release.read_end);
     close(status.write_end);
     signals_forward_to(init, FORWARD_FROM_SUPERVISOR);

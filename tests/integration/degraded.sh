@@ -3,6 +3,7 @@
 # user namespaces disabled (--disable-userns), so no namespace can be made. Without --strict
 # the run degrades to Landlock, no_new_privs and no capabilities, says so in one warning line,
 # and Landlock still keeps denied files unreadable and the tree outside the roots read-only.
+# Without a network namespace, Landlock denies TCP connect and bind instead.
 # With --strict the same run is a refusal: exit 78, one line, the command never starts.
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
@@ -95,6 +96,51 @@ expect_rc 0 "the degraded run ran"
 expect abstract EPERM "degraded: the host's abstract socket is refused (Landlock abstract-socket scope)"
 expect signal EPERM "degraded: the host process cannot be signalled (Landlock signal scope)"
 check "the host process is still alive" running "$victim"
+
+section "without a network namespace, Landlock denies every TCP connect and bind instead"
+# The host's network is in reach here (no namespace), as the control shows: a TCP server on
+# the host's 127.0.0.1 answers. The degraded sandbox gets a second Landlock layer that handles
+# TCP bind and connect and grants neither (ABI 4).
+spawn /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+while True:
+    s.accept()[0].close()
+' "$T/.runs/tcp_port"
+for _ in $(seq 1 50); do [ -s "$T/.runs/tcp_port" ] && break; sleep 0.1; done
+tcp_port=$(cat "$T/.runs/tcp_port")
+cat >"$T/tcp.py" <<'PYEOF3'
+import errno, socket, sys
+def attempt(label, action):
+    try:
+        action()
+        print(f"{label}=ok")
+    except OSError as e:
+        print(f"{label}={errno.errorcode.get(e.errno, e.errno)}")
+def connect():
+    s = socket.socket()
+    s.settimeout(5)
+    s.connect(("127.0.0.1", int(sys.argv[1])))
+    s.close()
+def bind():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.close()
+attempt("connect", connect)
+attempt("bind", bind)
+PYEOF3
+chmod 644 "$T/tcp.py"
+capture_as bwrap --ro-bind / / --dev /dev --proc /proc --bind "$T" "$T" \
+    --unshare-user --uid 65534 --gid 65534 --disable-userns -- /usr/bin/python3 "$T/tcp.py" "$tcp_port"
+expect connect ok "control: without tartaros-exec the host's 127.0.0.1 server is reachable"
+expect bind ok "control: ... and a TCP port can be bound"
+no_userns /usr/bin/python3 "$T/tcp.py" "$tcp_port"
+expect_rc 0 "the degraded run ran"
+expect connect EACCES "degraded: TCP connect to the host is refused (Landlock TCP layer)"
+expect bind EACCES "degraded: TCP bind is refused (Landlock TCP layer)"
 
 section "with --strict: a refusal, and nothing ran"
 no_userns --strict /bin/sh -c "echo RAN; touch $T/ws/ran"

@@ -1,0 +1,186 @@
+/* enforcer/egress.cpp — see egress.h. */
+#include "egress.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "netns.h"
+#include "raw.h"
+#include "report.h"
+
+namespace {
+
+constexpr const char kProxyName[] = "tartaros-proxy";
+
+/* What the proxy's child runs on before it executes (the supervisor's memory: CLONE_VM). */
+struct proxy_start {
+    const char *path;
+    char **argv;
+    int inherit[1 + 256];  /* fds that must survive the exec */
+    int inherit_count;
+    pid_t supervisor;
+    long exec_result;      /* set by the child when execve fails */
+};
+
+proxy_start g_start;
+alignas(16) char g_proxy_stack[16 << 10];
+
+/* The proxy sits next to tartaros-exec, as in the build tree's bin/ and an installation. */
+const char *proxy_path()
+{
+    static char path[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - sizeof kProxyName - 1);
+    if (n <= 0)
+        fail(EXIT_STARTUP, "cannot find tartaros-proxy: readlink /proc/self/exe: %s", strerror(errno));
+    path[n] = '\0';
+    char *slash = strrchr(path, '/');
+    strcpy(slash ? slash + 1 : path, kProxyName);
+    if (access(path, X_OK) != 0)
+        fail(EXIT_STARTUP, "the plan's network relays need %s: %s", path, strerror(errno));
+    return path;
+}
+
+int host_listener(uint16_t port)
+{
+    int fd = loopback_listener(port, true);
+    if (fd < 0)
+        fail(EXIT_STARTUP, "cannot listen on the host's 127.0.0.1:%u for expose_ports: %s", port, strerror(errno));
+    return fd;
+}
+
+char *number(unsigned long v)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%lu", v);
+    return arena_strdup(buf);
+}
+
+struct arg_list {
+    char **argv;
+    size_t count;
+};
+
+void push(arg_list *a, const char *s)
+{
+    a->argv[a->count++] = (char *)s;
+}
+
+void push2(arg_list *a, const char *flag, const char *value)
+{
+    push(a, flag);
+    push(a, value);
+}
+
+/* --proxy-port, --allow, --deny, --host and --ports from the plan. */
+void push_proxy_args(arg_list *a, const tp_plan *plan)
+{
+    push2(a, "--proxy-port", number(plan->network->proxy_port));
+    static const char *const kFlag[] = {nullptr, "--allow", "--deny", "--host"};
+    for (uint32_t i = 0; i < plan->net_name_count; i++) {
+        const tp_net_name *n = &plan->net_names[i];
+        const char *name = tp_plan_str(plan, n->name);
+        push2(a, kFlag[n->kind], n->kind == TP_NAME_PIN ? arena_concat3(name, "=", tp_plan_str(plan, n->address)) : name);
+    }
+    char *ports = (char *)arena_alloc(plan->net_port_count * 6 + 1);
+    for (uint32_t i = 0; i < plan->net_port_count; i++)
+        if (plan->net_ports[i].kind == TP_PORT_DESTINATION)
+            snprintf(ports + strlen(ports), 7, "%s%u", ports[0] ? "," : "", plan->net_ports[i].port);
+    push2(a, "--ports", ports);
+}
+
+/* The proxy's command line (proxy/config.h, channel mode). */
+char **proxy_argv(const run_ctx *ctx, const char *path, int channel)
+{
+    const tp_plan *plan = ctx->plan;
+    arg_list a = {(char **)arena_alloc((8 + 2 * (size_t)(plan->net_name_count + plan->net_port_count)) * sizeof(char *)), 0};
+    push(&a, path);
+    push2(&a, "--channel", number((unsigned long)channel));
+    if (plan->network->modes & TP_NET_PROXY)
+        push_proxy_args(&a, plan);
+    for (uint32_t i = 0; i < plan->net_port_count; i++) {
+        const tp_net_port *p = &plan->net_ports[i];
+        if (p->kind == TP_PORT_LOCAL)
+            push2(&a, "--relay", number(p->port));
+        if (p->kind == TP_PORT_EXPOSE) {
+            int fd = host_listener(p->port);
+            g_start.inherit[g_start.inherit_count++] = fd;
+            push2(&a, "--expose", arena_concat3(number((unsigned long)fd), ":", number(p->port)));
+        }
+    }
+    if (ctx->strict)
+        push(&a, "--strict");
+    a.argv[a.count] = nullptr;
+    return a.argv;
+}
+
+/* The proxy's child until it executes: the supervisor is suspended (CLONE_VFORK) but this is
+ * its memory, so raw calls only. */
+int proxy_entry(void *)
+{
+    static char *const kNoEnv[] = {nullptr};
+    raw_syscall6(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0);
+    if (raw_syscall2(SYS_getppid, 0, 0) != g_start.supervisor)
+        raw_syscall2(SYS_exit, 127, 0);
+    raw_syscall2(SYS_setsid, 0, 0);  /* the terminal's Ctrl-C is the command's, not the proxy's */
+    uint64_t none = 0;
+    raw_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&none, 0, sizeof none);
+    for (int i = 0; i < g_start.inherit_count; i++)
+        raw_syscall4(SYS_fcntl, g_start.inherit[i], F_SETFD, 0, 0);
+    long null_fd = raw_syscall4(SYS_openat, AT_FDCWD, (long)"/dev/null", O_RDWR | O_CLOEXEC, 0);
+    if (null_fd >= 0) {
+        raw_syscall4(SYS_dup3, null_fd, STDIN_FILENO, 0, 0);
+        raw_syscall4(SYS_dup3, null_fd, STDOUT_FILENO, 0, 0);
+    }
+    g_start.exec_result = raw_syscall4(SYS_execve, (long)g_start.path, (long)g_start.argv, (long)kNoEnv, 0);
+    raw_syscall2(SYS_exit, 127, 0);
+    return 0;
+}
+
+void spawn_proxy(const run_ctx *ctx, int proxy_end)
+{
+    g_start.path = proxy_path();
+    g_start.supervisor = getpid();
+    g_start.inherit[g_start.inherit_count++] = proxy_end;
+    g_start.argv = proxy_argv(ctx, g_start.path, proxy_end);
+    pid_t pid = clone(proxy_entry, g_proxy_stack + sizeof g_proxy_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, nullptr);
+    if (pid < 0)
+        fail(EXIT_STARTUP, "cannot start tartaros-proxy: clone: %s", strerror(errno));
+    if (g_start.exec_result < 0)
+        fail(EXIT_STARTUP, "cannot start %s: %s", g_start.path, strerror((int)-g_start.exec_result));
+    for (int i = 0; i < g_start.inherit_count; i++)
+        close(g_start.inherit[i]);
+}
+
+}  // namespace
+
+void egress_start(run_ctx *ctx)
+{
+    ctx->net_channel = -1;
+    if (ctx->plan->network == nullptr)
+        return;
+    if (!(ctx->clone_flags & CLONE_NEWNET)) {
+        warn("not relayed: the plan's network modes need the private network namespace this host refused; "
+             "the sandbox gets no network and Landlock denies every TCP connect and bind");
+        return;
+    }
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+        fail(EXIT_STARTUP, "cannot make the channel to tartaros-proxy: socketpair: %s", strerror(errno));
+    spawn_proxy(ctx, fds[1]);
+    ctx->net_channel = fds[0];
+}
+
+void egress_release_sandbox_end(run_ctx *ctx)
+{
+    if (ctx->net_channel >= 0)
+        close(ctx->net_channel);
+}
