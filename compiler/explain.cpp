@@ -213,8 +213,8 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
                                        : "hides the names too; without a mount namespace they stay visible");
         if (m.origin.line == 0 && (str(m.path) == "/run" || str(m.path) == "/tmp"))
             notes.emplace_back("implied: host services' and other users' unix sockets live here (D-Bus, Docker, "
-                               "ssh-agent, tmux, X11); name a path beneath it in the policy to re-open that part; "
-                               "sockets in other readable places (~/.docker/run, /var/lib) stay reachable");
+                               "ssh-agent, tmux, X11); name a path beneath it in the policy to show that part "
+                               "(its host sockets still refuse connections: connect mediation)");
         break;
     case TP_MNT_SYMLINK:
         notes.emplace_back("link target read by the compiler");
@@ -273,8 +273,8 @@ std::string Explainer::landlock_note() const
     note += "on an older kernel the rights it lacks (refer: ABI 2, truncate: ABI 3, ioctl_dev: ABI 5, the "
             "abstract-socket and signal scopes: ABI 6) are lost; "
             "rules and masks cover paths, not inodes: a hard link to a denied file made before the run reads it; "
-            "connect() to a pathname unix socket is no filesystem right Landlock checks (ABI 7): a readable "
-            "socket is usable unless a mask hides it";
+            "connect() to a pathname unix socket is no filesystem right Landlock checks (ABI 7): connect "
+            "mediation (the network step) is what refuses the host's sockets";
     return note;
 }
 

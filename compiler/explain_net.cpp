@@ -71,6 +71,12 @@ std::vector<std::string> network_notes(const tp_plan &p)
     std::vector<std::string> notes = {
         "a private network namespace with only its loopback: the agent's own servers on 127.0.0.1 reach each "
         "other, nothing of the host's network is reachable, abstract unix sockets are the namespace's own"};
+    notes.emplace_back("every connect() of the command is mediated by the sandbox's init (seccomp user "
+                       "notification): a pathname unix socket is connected to only when it lies on a mount the "
+                       "sandbox can write and, with a PID namespace, a process of the sandbox listens on it, so no "
+                       "host service is reachable over a unix socket wherever its socket is; sendto()/sendmsg() with a "
+                       "unix destination address are not mediated; a mediated connection's peer credentials name "
+                       "the mediator");
     if (modes != 0)
         notes.emplace_back("tartaros-proxy runs on the host side as the supervisor's child, confined by its own "
                            "Landlock and seccomp; the listeners inside are made by the sandbox's init on 127.0.0.1 "

@@ -33,9 +33,11 @@ struct run_ctx {
     bool pid_ns;                /* init is PID 1 of a new PID namespace */
     unsigned landlock_abi;      /* ABI in use; 0 = Landlock is not applied */
     bool seccomp;               /* load the plan's seccomp filter */
+    bool mediate_connect;       /* mediate the command's connect() calls (mediator.h) */
 
     struct exit_notice *exit_notice;  /* shared by the supervisor and init; NULL = none */
     int net_channel;  /* init's end of the channel to tartaros-proxy (egress.h); -1 = none */
+    int mediator_fd;  /* the command's end of the hand-off to the connect mediator; -1 = none */
 };
 
 /* Whether a guarantee may not degrade: the plan marks it required and the run is --strict. */

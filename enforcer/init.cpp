@@ -12,6 +12,7 @@
 #include "exit_notice.h"
 #include "landlock.h"
 #include "launch.h"
+#include "mediator.h"
 #include "mounts.h"
 #include "process.h"
 #include "raw.h"
@@ -117,6 +118,7 @@ void init_main(run_ctx *ctx, int release_fd, int status_fd)
         mounts_build(tree);
         return_to(cwd);
     }
+    mediator_start(ctx);  /* in the finished tree, with init's capabilities */
     /* Built while the early command may still be making the network namespace. */
     int ruleset = landlock_build(ctx);
     if (ctx->clone_flags & CLONE_NEWUTS)

@@ -143,10 +143,47 @@ struct sock_fprog {
 };
 constexpr unsigned SECCOMP_SET_MODE_FILTER = 1;
 constexpr unsigned SECCOMP_GET_ACTION_AVAIL = 2;
+constexpr unsigned SECCOMP_GET_NOTIF_SIZES = 3;
+constexpr unsigned SECCOMP_FILTER_FLAG_NEW_LISTENER = 1u << 3;
+constexpr unsigned SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV = 1u << 5; /* Linux 5.19 */
+constexpr uint32_t SECCOMP_RET_USER_NOTIF = 0x7fc00000u;
+
+/* seccomp user notification (Linux 5.0) */
+struct seccomp_data {
+    int32_t nr;
+    uint32_t arch;
+    uint64_t instruction_pointer;
+    uint64_t args[6];
+};
+struct seccomp_notif {
+    uint64_t id;
+    uint32_t pid;
+    uint32_t flags;
+    seccomp_data data;
+};
+struct seccomp_notif_resp {
+    uint64_t id;
+    int64_t val;
+    int32_t error;
+    uint32_t flags;
+};
+struct seccomp_notif_sizes {
+    uint16_t seccomp_notif;
+    uint16_t seccomp_notif_resp;
+    uint16_t seccomp_data;
+};
+constexpr unsigned long SECCOMP_IOCTL_NOTIF_RECV = 0xc0502100ul;    /* _IOWR('!', 0, seccomp_notif) */
+constexpr unsigned long SECCOMP_IOCTL_NOTIF_SEND = 0xc0182101ul;    /* _IOWR('!', 1, seccomp_notif_resp) */
+constexpr unsigned long SECCOMP_IOCTL_NOTIF_ID_VALID = 0x40082102ul; /* _IOW('!', 2, __u64) */
+
+/* Capabilities the connect mediator keeps. */
+constexpr unsigned CAP_SYS_PTRACE = 19;
 
 }  // namespace kuapi
 
 static_assert(sizeof(kuapi::sock_fprog) == 16, "struct sock_fprog");
+static_assert(sizeof(kuapi::seccomp_notif) == 80, "struct seccomp_notif");
+static_assert(sizeof(kuapi::seccomp_notif_resp) == 24, "struct seccomp_notif_resp");
 static_assert(sizeof(kuapi::open_how) == 24, "struct open_how (OPEN_HOW_SIZE_VER0)");
 static_assert(sizeof(kuapi::mount_attr) == 32, "struct mount_attr (MOUNT_ATTR_SIZE_VER0)");
 static_assert(sizeof(kuapi::landlock_ruleset_attr) == 24, "struct landlock_ruleset_attr, ABI 6+");

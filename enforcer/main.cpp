@@ -140,6 +140,7 @@ int main(int argc, char **argv)
     arguments args = parse_arguments(argc, argv);
     run_ctx ctx = {};
     ctx.net_channel = -1;
+    ctx.mediator_fd = -1;
     load_plan(args.plan_path, &ctx.plan_file);
     ctx.plan = &g_plan;
     ctx.plan_path = args.plan_path;

@@ -12,6 +12,7 @@
 
 #include "arena.h"
 #include "landlock.h"
+#include "mediator.h"
 #include "seccomp.h"
 #include "mount_tree.h"
 #include "paths.h"
@@ -274,6 +275,22 @@ void decide_seccomp(run_ctx *ctx, loss_list *losses)
     add_loss(losses, (plan->seccomp_section_flags & TP_SECF_REQUIRED) != 0, "the seccomp filter", "seccomp", why);
 }
 
+/* connect() mediation (mediator.h) rides on the seccomp filter and the mount namespace: it is
+ * required with the filter, and lost without comment when the mount layer is (that loss is
+ * already reported, and /run and /tmp go with it). */
+void decide_mediation(run_ctx *ctx, loss_list *losses)
+{
+    ctx->mediate_connect = ctx->seccomp && ctx->mount_layer;
+    if (!ctx->mediate_connect)
+        return;
+    const char *why = mediator_unavailable_reason();
+    if (why == nullptr)
+        return;
+    ctx->mediate_connect = false;
+    add_loss(losses, (ctx->plan->seccomp_section_flags & TP_SECF_REQUIRED) != 0,
+             "host unix sockets outside /run and /tmp", "seccomp user notification", why);
+}
+
 }  // namespace
 
 void preflight(run_ctx *ctx)
@@ -283,6 +300,7 @@ void preflight(run_ctx *ctx)
     decide_landlock(ctx, &losses);
     decide_seccomp(ctx, &losses);
     decide_namespaces(ctx, &losses);
+    decide_mediation(ctx, &losses);
     settle(ctx, &losses);
 }
 

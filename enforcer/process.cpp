@@ -12,6 +12,7 @@
 
 #include "arena.h"
 #include "landlock.h"
+#include "mediator.h"
 #include "report.h"
 #include "seccomp.h"
 #include "signals.h"
@@ -230,6 +231,7 @@ void command_main(const run_ctx *ctx, pid_t init_pid, int ruleset)
         fail(EXIT_STARTUP, "no_new_privs: %s", strerror(errno));
     landlock_enforce(ruleset);
     landlock_deny_tcp_without_netns(ctx);
+    mediator_attach(ctx);
     seccomp_enforce(ctx);  /* last: from here on only execve runs, and the filter allows it */
     exec_command(ctx->argv, envp);
 }

@@ -4,7 +4,11 @@
 # reachable by the test's user without a sandbox, and unreachable inside one, under
 # read_scope = "all" where the rest of the tree stays readable.
 # In the same run a socket the sandbox makes in its workspace works, and so does a socketpair.
-# A policy that names a path under /run re-opens exactly that path.
+# A policy that names a path under /run shows exactly that path, and its host socket still
+# refuses the connection. Anywhere else readable, connect() mediation refuses a host socket
+# however it is named (absolute, relative, through a symlink, through /proc/self/fd), one a
+# host service put in the workspace, and one named by an address another thread rewrites
+# during the call; the sandbox's own sockets keep working.
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
 
@@ -98,9 +102,82 @@ private_tmp = true
 EOF
 compile "$T/reopen.toml" "$T/reopen.plan" || it_finish
 sbx "$T/reopen.plan" /usr/bin/python3 "$T/client.py" "$hostdir/service.sock" "$tmpdir/service.sock"
-expect host host-service "read_allows re-opens exactly that directory"
+expect host EACCES "read_allows shows the directory, but its host socket refuses (connect mediation)"
 expect host_tmp ENOENT "private_tmp: the host's /tmp sockets are not in the private /tmp"
 sbx "$T/reopen.plan" /bin/sh -c "ls -A /run"
 check_eq "the rest of /run stays hidden" "$name" "$OUT"
+
+section "anywhere readable: host sockets refuse, however named; the sandbox's own work"
+# serve_logged SOCKET LOG: a host service that logs one line per connection it accepts.
+serve_logged() {
+    spawn /usr/bin/python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o666)
+s.listen(64)
+log = open(sys.argv[2], "a", buffering=1)
+while True:
+    c = s.accept()[0]
+    log.write("accepted\n")
+    c.close()
+' "$1" "$2"
+    for _ in $(seq 1 50); do [ -S "$1" ] && break; sleep 0.1; done
+    [ -S "$1" ] || die "the host service on $1 did not start"
+}
+mkdir -m 755 "$T/hostdir"
+serve_logged "$T/hostdir/service.sock" "$T/.runs/host.log"
+serve_logged "$T/ws/host-in-ws.sock" "$T/.runs/host-in-ws.log"
+ln -s "$T/hostdir/service.sock" "$T/ws/link.sock"
+give_to_user
+capture_as "$PROBE" control unix-connect "$T/hostdir/service.sock"
+expect control ok "control: the test's user reaches the host socket in $T/hostdir"
+capture_as "$PROBE" control_ws unix-connect "$T/ws/host-in-ws.sock"
+expect control_ws ok "control: ... and the host service's socket in the workspace"
+host_before=$(wc -l <"$T/.runs/host.log")
+ws_before=$(wc -l <"$T/.runs/host-in-ws.log")
+cat >"$T/own_server.py" <<'PYEOF2'
+import socket, sys, threading
+server = socket.socket(socket.AF_UNIX)
+server.bind(sys.argv[1])
+server.listen(256)
+def serve():
+    while True:
+        server.accept()[0].close()
+threading.Thread(target=serve, daemon=True).start()
+open(sys.argv[2], "w").close()
+threading.Event().wait(60)
+PYEOF2
+chmod 644 "$T/own_server.py"
+sbx_script "$T/plan" <<EOF
+/usr/bin/python3 $T/own_server.py $T/ws/own-race.sock $T/ws/own-ready &
+for _ in \$(seq 1 50); do [ -e $T/ws/own-ready ] && break; sleep 0.1; done
+$PROBE absolute unix-connect $T/hostdir/service.sock
+cd $T/hostdir && $PROBE relative unix-connect service.sock; cd $T/ws
+$PROBE symlink unix-connect $T/ws/link.sock
+$PROBE opath unix-connect-opath $T/hostdir/service.sock
+$PROBE hardlink link $T/hostdir/service.sock $T/ws/hard.sock
+$PROBE host_in_ws unix-connect $T/ws/host-in-ws.sock
+$PROBE own unix-connect $T/ws/own-race.sock
+$PROBE race unix-race $T/ws/own-race.sock $T/hostdir/service.sock 3000
+kill \$!
+EOF
+expect_rc 0 "sandbox exit status"
+expect absolute EACCES "an absolute path to a host socket outside /run and /tmp is refused"
+expect relative EACCES "... a relative one from the host directory too"
+expect symlink EACCES "... a symlink in the workspace pointing at it too"
+expect opath "ENOENT|ELOOP|EACCES" "... and /proc/self/fd/N of an O_PATH descriptor of it"
+expect hardlink "EXDEV|EPERM|EACCES" "a hard link to it in the workspace cannot be made"
+expect host_in_ws EACCES "a host service's socket inside the workspace is refused (its listener is outside)"
+expect own ok "a socket the sandbox listens on in its workspace works"
+expect race ok "the race ran"
+result_of race.data
+read -r race_connected race_refused <<<"$RESULT"
+check "the race connected to the sandbox's own socket ($race_connected times)" test "${race_connected:-0}" -gt 0
+check "... and was refused the host's ($race_refused times)" test "${race_refused:-0}" -gt 0
+sleep 0.3
+check_eq "the host service never saw a connection from the sandbox" "$host_before" "$(wc -l <"$T/.runs/host.log")"
+check_eq "the workspace host service saw only the refused one, closed at once" "$((ws_before + 1))" \
+    "$(wc -l <"$T/.runs/host-in-ws.log")"
 
 it_finish

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -389,6 +390,76 @@ static int op_connect(const char *where) {
     return report(rc);
 }
 
+static int unix_address(const char *path, struct sockaddr_un *addr) {
+    memset(addr, 0, sizeof *addr);
+    addr->sun_family = AF_UNIX;
+    if (strlen(path) + 1 > sizeof addr->sun_path) return -1;
+    strcpy(addr->sun_path, path);
+    return 0;
+}
+
+/* Connects a new unix stream socket to the pathname socket PATH. */
+static int op_unix_connect(const char *path) {
+    struct sockaddr_un addr;
+    if (unix_address(path, &addr) != 0) return fail_with(ENAMETOOLONG);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0) return report(-1);
+    int rc = connect(fd, (struct sockaddr *)&addr, sizeof addr);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return report(rc);
+}
+
+/* Opens PATH with O_PATH and connects through /proc/self/fd/N: the same inode by another name. */
+static int op_unix_connect_opath(const char *path) {
+    int target = open(path, O_PATH | O_CLOEXEC);
+    if (target < 0) return report(-1);
+    char via[64];
+    snprintf(via, sizeof via, "/proc/self/fd/%d", target);
+    return op_unix_connect(via);
+}
+
+/* The race: one thread keeps rewriting the address buffer between two paths while the other
+ * connects with it, so a check that reads the address and a connect that reads it again could
+ * see different paths. */
+struct race {
+    struct sockaddr_un addr;
+    char paths[2][sizeof(((struct sockaddr_un *)0)->sun_path)];
+    volatile int stop;
+};
+
+static void *flip_address(void *arg) {
+    struct race *r = arg;
+    for (unsigned i = 0; !r->stop; i++)
+        memcpy(r->addr.sun_path, r->paths[i & 1], sizeof r->addr.sun_path);
+    return NULL;
+}
+
+static int op_unix_race(const char *own, const char *host, const char *rounds) {
+    static struct race r;
+    if (unix_address(own, &r.addr) != 0 || strlen(host) + 1 > sizeof r.paths[1]) return fail_with(ENAMETOOLONG);
+    strcpy(r.paths[0], own);
+    strcpy(r.paths[1], host);
+    pthread_t flipper;
+    if (pthread_create(&flipper, NULL, flip_address, &r) != 0) return fail_with(EAGAIN);
+    unsigned long connected = 0, refused = 0, n = strtoul(rounds, NULL, 10);
+    for (unsigned long i = 0; i < n; i++) {
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (fd < 0) break;
+        if (connect(fd, (struct sockaddr *)&r.addr, sizeof r.addr) == 0)
+            connected++;
+        else
+            refused++;
+        close(fd);
+    }
+    r.stop = 1;
+    pthread_join(flipper, NULL);
+    report(0);
+    printf("%s.data=%lu %lu\n", label, connected, refused);
+    return 0;
+}
+
 static void quiet_exit(int sig) {
     (void)sig;
     _exit(0);
@@ -442,5 +513,8 @@ int main(int argc, char **argv) {
     if (strcmp(op, "tiocsti") == 0) return op_tiocsti(a);
     if (strcmp(op, "listen") == 0 && b) return op_listen(a, b);
     if (strcmp(op, "connect") == 0) return op_connect(a);
+    if (strcmp(op, "unix-connect") == 0) return op_unix_connect(a);
+    if (strcmp(op, "unix-connect-opath") == 0) return op_unix_connect_opath(a);
+    if (strcmp(op, "unix-race") == 0 && b && argc > 5) return op_unix_race(a, b, argv[5]);
     return usage();
 }

@@ -426,7 +426,7 @@ TEST_CASE("explain: the implied masks of /run and /tmp say why, and what stays r
     REQUIRE(first != std::string::npos);
     CHECK(text.find(implied, first + 1) != std::string::npos);  // /run and /tmp
     CHECK(text.find(implied, text.find(implied, first + 1) + 1) == std::string::npos);  // not the policy's own deny
-    CHECK(has(text, "sockets in other readable places (~/.docker/run, /var/lib) stay reachable"));
+    CHECK(has(text, "its host sockets still refuse connections: connect mediation"));
     CHECK(has(text, "   scoped: abstract_unix_socket|signal\n"));
     CHECK(has(text, "the abstract-socket and signal scopes: ABI 6"));
     CHECK(has(text, "connect() to a pathname unix socket is no filesystem right Landlock checks"));

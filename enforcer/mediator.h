@@ -1,0 +1,43 @@
+/* enforcer/mediator.h — connect() mediation: the host's unix sockets wherever they are.
+ *
+ * A pathname unix socket can be connected to through a read-only mount, and Landlock (ABI 7)
+ * has no right for connect(): the implied masks of /run and /tmp hide the usual places, but a
+ * socket anywhere else readable (~/.docker/run, /var/lib/..., a directory the host shares)
+ * would stay in reach. So every connect() of the command goes through a mediator:
+ *  - the command installs a one-rule seccomp filter (connect -> user notification) right
+ *    before the plan's filter and hands the listener to the mediator;
+ *  - the mediator, a child of init inside the sandbox's mount and PID namespaces, takes a
+ *    duplicate of the command's socket (pidfd_getfd), copies the address once, and performs
+ *    the connect itself on that socket, answering the command with its result;
+ *  - a pathname AF_UNIX address is resolved as the command would resolve it (its working
+ *    directory for a relative path; magic links refused) and refused with EACCES unless the
+ *    socket lives on a mount the sandbox can write (a writable root, the private /tmp,
+ *    /dev/shm) and, for a stream socket in a private PID namespace, a process of the sandbox
+ *    listens on it: the sandbox's own sockets work; the host's read-only tree offers none,
+ *    and a host service's socket in a writable root is refused after the connect (the
+ *    service sees a connection closed at once);
+ *  - every other address is connected as given (the network namespace decides what it can
+ *    reach), except that without that namespace TCP and abstract unix addresses are refused,
+ *    as Landlock's TCP layer and abstract-socket scope would have.
+ * The connect happens on the socket object taken and with the mediator's copy of the
+ * address, so a thread that rewrites the address or swaps the descriptor after the check
+ * changes nothing that is used (SECCOMP_USER_NOTIF_FLAG_CONTINUE would re-read both).
+ * Limits: a mediated unix connection's peer credentials name the mediator (same uid and gid);
+ * a blocking connect to a full backlog holds the connects behind it; sendto()/sendmsg() with
+ * a destination address (unix datagrams) are not mediated: a filter cannot see sendmsg's
+ * address, and notifying every send would tax all traffic.
+ */
+#pragma once
+
+#include "context.h"
+
+/* Preflight: whether the kernel has user notification and pidfd_getfd (Linux 5.6), or why not. */
+const char *mediator_unavailable_reason();
+
+/* Init, once the mount tree is built, while it still holds its capabilities: starts the
+ * mediator and leaves the command's end of the hand-off in ctx->mediator_fd. */
+void mediator_start(run_ctx *ctx);
+
+/* The command, after no_new_privs and Landlock, before the plan's filter: installs the
+ * connect filter and hands its listener to the mediator. */
+void mediator_attach(const run_ctx *ctx);
