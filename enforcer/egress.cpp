@@ -32,6 +32,7 @@ struct proxy_start {
 };
 
 proxy_start g_start;
+pid_t g_proxy = -1;
 alignas(16) char g_proxy_stack[16 << 10];
 
 /* The proxy sits next to tartaros-exec, as in the build tree's bin/ and an installation. */
@@ -156,6 +157,7 @@ void spawn_proxy(const run_ctx *ctx, int proxy_end)
         fail(EXIT_STARTUP, "cannot start tartaros-proxy: clone: %s", strerror(errno));
     if (g_start.exec_result < 0)
         fail(EXIT_STARTUP, "cannot start %s: %s", g_start.path, strerror((int)-g_start.exec_result));
+    g_proxy = pid;
     for (int i = 0; i < g_start.inherit_count; i++)
         close(g_start.inherit[i]);
 }
@@ -183,4 +185,14 @@ void egress_release_sandbox_end(run_ctx *ctx)
 {
     if (ctx->net_channel >= 0)
         close(ctx->net_channel);
+}
+
+void egress_stop()
+{
+    if (g_proxy <= 0)
+        return;
+    raw_syscall2(SYS_kill, g_proxy, SIGKILL);
+    int status;
+    raw_waitpid(g_proxy, &status);
+    g_proxy = -1;
 }

@@ -21,3 +21,7 @@ void egress_start(run_ctx *ctx);
 /* Supervisor, once init is cloned: its copy of init's end must go, or the proxy would never
  * see the sandbox end. */
 void egress_release_sandbox_end(run_ctx *ctx);
+
+/* Supervisor, once the run is over (init has posted the command's status or is gone): ends
+ * the proxy and reaps it, so no process of the run outlives it. Raw calls only (raw.h). */
+void egress_stop();

@@ -197,10 +197,13 @@ int run_supervisor(run_ctx *ctx)
      * is left in its PID namespace. Synthetic mountpoints are removed only once the sandbox
      * is gone, so then init is waited for. */
     int code = 0;
-    if (!outcome.failed && outcome.synthetic == nullptr && exit_notice_wait(ctx->exit_notice, &code))
+    if (!outcome.failed && outcome.synthetic == nullptr && exit_notice_wait(ctx->exit_notice, &code)) {
+        egress_stop();
         return code;
+    }
     int wait_err = 0;
     int wait_status = wait_for(init, &wait_err);
+    egress_stop();
     report_to_supervisor(-1);  /* init set it to its end of the status pipe */
     for (const synthetic_mountpoint *s = outcome.synthetic; s; s = s->next)
         remove_synthetic(s);
