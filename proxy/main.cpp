@@ -215,10 +215,13 @@ int run_channel_mode(const tproxy::Config &cfg, int sigfd)
         return 1;
     }
     try {
-        tproxy::Resolver resolver(cfg.http_proxy() ? 4 : 0, 256);
+        tproxy::Resolver resolver(0, 256);
         tproxy::Server server(cfg, std::move(listeners), sigfd, chan, resolver);
         if (!tproxy::send_ready(chan, TNC_READY, ""))
             return 0;  // the sandbox has already ended
+        // The command waits for "ready", not for lookups: threads start after it, still
+        // confined (they inherit every layer).
+        resolver.add_threads(cfg.http_proxy() ? 4 : 0);
         return server.run();
     } catch (const std::exception &e) {
         std::string msg = std::string("proxy: ") + e.what();

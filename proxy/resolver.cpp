@@ -15,6 +15,11 @@ Resolver::Resolver(unsigned threads, size_t max_pending) : max_pending_(max_pend
     efd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (efd_ < 0)
         throw std::system_error(errno, std::generic_category(), "eventfd");
+    add_threads(threads);
+}
+
+void Resolver::add_threads(unsigned threads)
+{
     for (unsigned i = 0; i < threads; i++)
         threads_.emplace_back([this] { work(); });
 }

@@ -37,6 +37,8 @@ public:
     };
 
     Resolver(unsigned threads, size_t max_pending);
+    // More worker threads (channel mode starts them once the sandbox has its "ready").
+    void add_threads(unsigned threads);
     ~Resolver();
     Resolver(const Resolver &) = delete;
     Resolver &operator=(const Resolver &) = delete;

@@ -103,7 +103,7 @@ Refusal policy_refusal(Verdict v, const Host &h, unsigned port, const Policy &p)
     case Verdict::DenyPort:
         return {403, "blocked-port",
                 "port " + std::to_string(port) + " of " + h.text + " is not allowed (ports " +
-                    ports_text(p.ports) + "; add it to domain_ports)"};
+                    ports_text(p.ports) + "; add it to domain_ports, tartaros-proxy --ports)"};
     default:
         if (h.kind != HostKind::Name)
             return {403, "blocked-by-allowlist",
