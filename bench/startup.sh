@@ -5,6 +5,9 @@
 #  2. equivalent isolation: bubblewrap also loads our plan's seccomp program (`--seccomp 3`
 #     with the program on fd 3). Passing an fd needs a shell, so this run goes through
 #     hyperfine's shell (whose spawn time hyperfine subtracts; bare pays it too).
+#  3. the network modes, without a shell: the same policy as is (mode none), plus
+#     `[network] allow_domains` (proxy: tartaros-proxy starts next to tartaros-exec and init
+#     waits for its "ready"), plus `local_ports` (ports: the same proxy, relaying one port).
 #
 # The policy is the one the peers were measured with (PEERS.md §1): the work directory
 # writable, everything else read-only, one directory unreadable, no network, private PID
@@ -51,6 +54,13 @@ isolate_pids = true
 isolate_proc = true
 EOF
 "$COMPILE" "$TMP/bench.toml" -o "$TMP/bench.plan"
+# The network modes: the same policy plus one [network] grant each. The relayed port only has
+# to be free when the plan is compiled; /bin/true never connects, so nothing listens on it.
+FREE_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+{ cat "$TMP/bench.toml"; printf '[network]\nallow_domains = ["example.com"]\n'; } > "$TMP/proxy.toml"
+{ cat "$TMP/bench.toml"; printf '[network]\nlocal_ports = [%s]\n' "$FREE_PORT"; } > "$TMP/ports.toml"
+"$COMPILE" "$TMP/proxy.toml" -o "$TMP/proxy.plan"
+"$COMPILE" "$TMP/ports.toml" -o "$TMP/ports.plan"
 
 # The plan's seccomp program (section TP_SEC_SECCOMP_BPF, ir/FORMAT.md), for bubblewrap.
 python3 - "$TMP/bench.plan" "$TMP/filter.bpf" <<'EOF'
@@ -83,6 +93,18 @@ done
 # shellcheck disable=SC2086
 $BWRAP_SECCOMP /bin/sh -c "! cat $SECRET/key 2>/dev/null && ! unshare -U true 2>/dev/null" 3<"$TMP/filter.bpf" \
   || die "bwrap with the seccomp program does not enforce it; not measuring it"
+
+# ... and each network mode must run what it grants: the proxy answers a name not allowed with
+# 403, the relayed port accepts a connection inside (the proxy holds its listener).
+"$EXEC" "$TMP/proxy.plan" -- python3 -c '
+import os, socket, sys
+proxy = os.environ["HTTP_PROXY"].rsplit(":", 1)
+s = socket.create_connection((proxy[0].split("/")[-1], int(proxy[1])), 5)
+s.sendall(b"GET http://not-allowed.invalid/ HTTP/1.1\r\nHost: not-allowed.invalid\r\n\r\n")
+sys.exit(0 if s.recv(64).startswith(b"HTTP/1.1 403") else 1)' \
+  || die "the proxy mode does not answer with a refusal; not measuring it"
+"$EXEC" "$TMP/ports.plan" -- python3 -c "import socket; socket.create_connection(('127.0.0.1', $FREE_PORT), 5)" \
+  || die "the ports mode does not listen on 127.0.0.1:$FREE_PORT inside; not measuring it"
 
 cd "$WS"
 hyperfine -N --warmup "$WARMUP" --runs "$RUNS" \
@@ -123,4 +145,29 @@ for stat in ("median", "min"):
 print()
 EOF
 done
+hyperfine -N --warmup "$WARMUP" --runs "$RUNS" \
+  --export-json "$OUT/startup-network.json" --export-markdown "$OUT/startup-network.md" \
+  -n bare "/bin/true" \
+  -n none "$OURS /bin/true" \
+  -n proxy "$EXEC $TMP/proxy.plan -- /bin/true" \
+  -n ports "$EXEC $TMP/ports.plan -- /bin/true"
+
+python3 - "$OUT/startup-network.json" <<'EOF'
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+res = {r["command"]: r for r in results}
+ms = lambda s: s * 1000.0
+bare, none = res["bare"], res["none"]
+print()
+print("| network mode | median ms | min ms | added ms over bare (median) "
+      "| added ms over none (median) | added ms over none (min) |")
+print("|---|---:|---:|---:|---:|---:|")
+for name in ("bare", "none", "proxy", "ports"):
+    r = res[name]
+    over_bare = "—" if name == "bare" else "%+.2f" % ms(r["median"] - bare["median"])
+    over_none = ("—", "—") if name in ("bare", "none") else (
+        "%+.2f" % ms(r["median"] - none["median"]), "%+.2f" % ms(r["min"] - none["min"]))
+    print("| %s | %.2f | %.2f | %s | %s | %s |" % (
+        name, ms(r["median"]), ms(r["min"]), over_bare, over_none[0], over_none[1]))
+EOF
 [ "$OUT" = "$TMP" ] || echo "exports: $OUT/startup*.json $OUT/startup*.md"
