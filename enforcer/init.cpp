@@ -118,12 +118,13 @@ void init_main(run_ctx *ctx, int release_fd, int status_fd)
         mounts_build(tree);
         return_to(cwd);
     }
-    mediator_start(ctx);  /* in the finished tree, with init's capabilities */
+    mediator_prepare(ctx);
     /* Built while the early command may still be making the network namespace. */
     int ruleset = landlock_build(ctx);
     if (ctx->clone_flags & CLONE_NEWUTS)
         set_hostname(ctx);
     pid_t command = launch_command(ctx, &launch, ruleset, cwd);
+    mediator_start(ctx);  /* in the finished tree, with init's capabilities */
     /* From here on init holds nothing worth taking: no fds, no capabilities, not ptrace-able
      * (launch_command made this address space non-dumpable before the command could exec). */
     report_to_supervisor(-1);

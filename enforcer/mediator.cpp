@@ -313,7 +313,7 @@ const char *mediator_unavailable_reason()
     return nullptr;
 }
 
-void mediator_start(run_ctx *ctx)
+void mediator_prepare(run_ctx *ctx)
 {
     ctx->mediator_fd = -1;
     if (!ctx->mediate_connect || !ctx->mount_layer)
@@ -323,10 +323,18 @@ void mediator_start(run_ctx *ctx)
         fail(EXIT_STARTUP, "cannot make the mediator's hand-off: socketpair: %s", strerror(errno));
     g_setup = {fds[0], (ctx->clone_flags & CLONE_NEWNET) != 0, ctx->pid_ns,
                !ctx->pid_ns || plan_mounts_fresh_proc(ctx->plan)};
+    ctx->mediator_fd = fds[1];
+}
+
+void mediator_start(const run_ctx *ctx)
+{
+    if (ctx->mediator_fd < 0)
+        return;
+    /* The network namespace may have been lost since mediator_prepare. */
+    g_setup.private_netns = (ctx->clone_flags & CLONE_NEWNET) != 0;
     if (clone(mediator_entry, g_mediator_stack + sizeof g_mediator_stack, CLONE_VM | SIGCHLD, nullptr) < 0)
         fail(EXIT_STARTUP, "cannot start the connect mediator: clone: %s", strerror(errno));
-    close(fds[0]);
-    ctx->mediator_fd = fds[1];
+    close(g_setup.handoff);
 }
 
 void mediator_attach(const run_ctx *ctx)

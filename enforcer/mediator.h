@@ -34,9 +34,14 @@
 /* Preflight: whether the kernel has user notification and pidfd_getfd (Linux 5.6), or why not. */
 const char *mediator_unavailable_reason();
 
-/* Init, once the mount tree is built, while it still holds its capabilities: starts the
- * mediator and leaves the command's end of the hand-off in ctx->mediator_fd. */
-void mediator_start(run_ctx *ctx);
+/* Init, once the mount tree is built and before the command starts: makes the hand-off and
+ * leaves the command's end in ctx->mediator_fd. */
+void mediator_prepare(run_ctx *ctx);
+
+/* Init, once the command has executed, while init still holds its capabilities: starts the
+ * mediator, off the command's start-up path. A connect() made before it runs waits for it:
+ * the listener is already in the hand-off. */
+void mediator_start(const run_ctx *ctx);
 
 /* The command, after no_new_privs and Landlock, before the plan's filter: installs the
  * connect filter and hands its listener to the mediator. */
