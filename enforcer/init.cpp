@@ -118,7 +118,7 @@ void init_main(run_ctx *ctx, int release_fd, int status_fd)
         mounts_build(tree);
         return_to(cwd);
     }
-    mediator_prepare(ctx);
+    mediator_prepare(ctx, launch.pid > 0);
     /* Built while the early command may still be making the network namespace. */
     int ruleset = landlock_build(ctx);
     if (ctx->clone_flags & CLONE_NEWUTS)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "listeners.h"
+#include "mediator.h"
 #include "netns.h"
 #include "preflight.h"
 #include "process.h"
@@ -27,7 +28,8 @@
 namespace {
 
 enum launch_state : uint32_t {
-    LAUNCH_WORKING = 0,   /* the early command makes the network and IPC namespaces */
+    LAUNCH_WORKING = 0,   /* the early command makes the network and IPC namespaces and
+                             installs the connect filter (mediator.h) */
     LAUNCH_NET_DONE = 1,  /* ... and waits; net_result says how it went */
     LAUNCH_GO = 2         /* init has joined it: the command runs */
 };
@@ -96,6 +98,7 @@ int early_entry(void *arg)
 {
     launch_channel *c = (launch_channel *)arg;
     c->net_result = raw_syscall2(SYS_unshare, (long)(c->ctx->clone_flags & kLateNamespaces), 0);
+    mediator_install_early(c->ctx);
     raw_set_and_wake(&c->state, LAUNCH_NET_DONE);
     raw_wait_while(&c->state, LAUNCH_NET_DONE);
     run_command(c);

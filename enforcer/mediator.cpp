@@ -33,14 +33,20 @@ constexpr uint32_t kMaxAddress = 128;      /* sizeof(struct sockaddr_storage): t
 
 /* What the mediator knows, set by init before the clone and never written after. */
 struct mediator_setup {
-    int handoff;              /* its end of the hand-off socketpair */
+    int listener;             /* the listener, in init's fd table (the early command made it); or */
+    int handoff;              /* its end of the hand-off socketpair the late command sends it over */
     bool private_netns;       /* the sandbox has its own network namespace */
     bool private_pids;        /* ... and its own PID namespace: a peer outside has no pid here */
     bool proc_shows_sandbox;  /* /proc/PID is the sandbox's PID: relative paths can be resolved */
 };
 
-mediator_setup g_setup;
+mediator_setup g_setup = {-1, -1, false, false, false};
 alignas(16) char g_mediator_stack[32 << 10];
+
+/* Set by the early command while init waits for it (raw.h): the listener, which lands in the
+ * fd table it shares with init, or -errno when the filter could not be installed; 0 = not
+ * tried (the late path). */
+long g_early_listener;
 
 /* ---- helpers, raw calls only --------------------------------------------------------- */
 
@@ -253,13 +259,16 @@ void serve(int listener)
 
 int mediator_entry(void *)
 {
-    const int handoff = g_setup.handoff;
+    const int kept = g_setup.listener >= 0 ? g_setup.listener : g_setup.handoff;
     rsys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
-    rsys(SYS_close_range, 0, (unsigned)handoff - 1, 0);
-    rsys(SYS_close_range, (unsigned)handoff + 1, ~0u, 0);
+    rsys(SYS_close_range, 0, (unsigned)kept - 1, 0);
+    rsys(SYS_close_range, (unsigned)kept + 1, ~0u, 0);
     keep_only_ptrace();
-    int listener = receive_listener(handoff);
-    raw_close(handoff);
+    int listener = g_setup.listener;
+    if (listener < 0) {
+        listener = receive_listener(kept);
+        raw_close(kept);
+    }
     if (listener >= 0)
         serve(listener);
     rsys(SYS_exit, 0);
@@ -273,6 +282,23 @@ const tp_bpf_insn kConnectFilter[] = {
     {TP_BPF_RET | TP_BPF_K, 0, 0, kuapi::SECCOMP_RET_USER_NOTIF},
     {TP_BPF_RET | TP_BPF_K, 0, 0, TP_RET_ALLOW},
 };
+
+/* Installs the connect filter on the calling thread: its listener, or -errno. Raw. */
+long install_filter()
+{
+    kuapi::sock_fprog prog = {(unsigned short)(sizeof kConnectFilter / sizeof kConnectFilter[0]), kConnectFilter};
+    unsigned flags = kuapi::SECCOMP_FILTER_FLAG_NEW_LISTENER | kuapi::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+    long listener = rsys(SYS_seccomp, kuapi::SECCOMP_SET_MODE_FILTER, flags, (long)&prog);
+    if (listener == -EINVAL)  /* before Linux 5.19: a signal may restart a connect */
+        listener = rsys(SYS_seccomp, kuapi::SECCOMP_SET_MODE_FILTER, kuapi::SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                        (long)&prog);
+    return listener;
+}
+
+bool wanted(const run_ctx *ctx)
+{
+    return ctx->mediate_connect && ctx->mount_layer;
+}
 
 bool plan_mounts_fresh_proc(const tp_plan *plan)
 {
@@ -313,41 +339,46 @@ const char *mediator_unavailable_reason()
     return nullptr;
 }
 
-void mediator_prepare(run_ctx *ctx)
+void mediator_install_early(const run_ctx *ctx)
+{
+    if (wanted(ctx))
+        g_early_listener = install_filter();
+}
+
+void mediator_prepare(run_ctx *ctx, bool early)
 {
     ctx->mediator_fd = -1;
-    if (!ctx->mediate_connect || !ctx->mount_layer)
+    if (!wanted(ctx))
+        return;
+    g_setup = {-1, -1, false, ctx->pid_ns, !ctx->pid_ns || plan_mounts_fresh_proc(ctx->plan)};
+    if (early)
         return;
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
         fail(EXIT_STARTUP, "cannot make the mediator's hand-off: socketpair: %s", strerror(errno));
-    g_setup = {fds[0], (ctx->clone_flags & CLONE_NEWNET) != 0, ctx->pid_ns,
-               !ctx->pid_ns || plan_mounts_fresh_proc(ctx->plan)};
+    g_setup.handoff = fds[0];
     ctx->mediator_fd = fds[1];
 }
 
 void mediator_start(const run_ctx *ctx)
 {
-    if (ctx->mediator_fd < 0)
+    if (g_early_listener > 0)
+        g_setup.listener = (int)g_early_listener;
+    if (g_setup.listener < 0 && g_setup.handoff < 0)
         return;
-    /* The network namespace may have been lost since mediator_prepare. */
-    g_setup.private_netns = (ctx->clone_flags & CLONE_NEWNET) != 0;
+    g_setup.private_netns = (ctx->clone_flags & CLONE_NEWNET) != 0;  /* known only now */
     if (clone(mediator_entry, g_mediator_stack + sizeof g_mediator_stack, CLONE_VM | SIGCHLD, nullptr) < 0)
         fail(EXIT_STARTUP, "cannot start the connect mediator: clone: %s", strerror(errno));
-    close(g_setup.handoff);
+    close(g_setup.listener >= 0 ? g_setup.listener : g_setup.handoff);
 }
 
 void mediator_attach(const run_ctx *ctx)
 {
-    if (ctx->mediator_fd < 0)
+    if (!wanted(ctx) || g_early_listener > 0)
         return;
-    kuapi::sock_fprog prog = {(unsigned short)(sizeof kConnectFilter / sizeof kConnectFilter[0]), kConnectFilter};
-    unsigned flags = kuapi::SECCOMP_FILTER_FLAG_NEW_LISTENER | kuapi::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
-    long listener = syscall(SYS_seccomp, kuapi::SECCOMP_SET_MODE_FILTER, flags, &prog);
-    if (listener < 0 && errno == EINVAL)  /* before Linux 5.19: a signal may restart a connect */
-        listener = syscall(SYS_seccomp, kuapi::SECCOMP_SET_MODE_FILTER, kuapi::SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+    long listener = g_early_listener < 0 ? g_early_listener : install_filter();
     if (listener < 0)
-        fail(EXIT_STARTUP, "cannot install the connect filter: %s", strerror(errno));
+        fail(EXIT_STARTUP, "cannot install the connect filter: %s", strerror((int)-listener));
     send_listener(ctx->mediator_fd, (int)listener);
     close((int)listener);
     close(ctx->mediator_fd);

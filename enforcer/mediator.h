@@ -4,8 +4,10 @@
  * has no right for connect(): the implied masks of /run and /tmp hide the usual places, but a
  * socket anywhere else readable (~/.docker/run, /var/lib/..., a directory the host shares)
  * would stay in reach. So every connect() of the command goes through a mediator:
- *  - the command installs a one-rule seccomp filter (connect -> user notification) right
- *    before the plan's filter and hands the listener to the mediator;
+ *  - the command installs a one-rule seccomp filter (connect -> user notification): when it
+ *    is started early (launch.h), while it waits for init, so the listener lands in the fd
+ *    table it shares with init; otherwise just before the plan's filter, sending the listener
+ *    over a hand-off socketpair;
  *  - the mediator, a child of init inside the sandbox's mount and PID namespaces, takes a
  *    duplicate of the command's socket (pidfd_getfd), copies the address once, and performs
  *    the connect itself on that socket, answering the command with its result;
@@ -34,15 +36,20 @@
 /* Preflight: whether the kernel has user notification and pidfd_getfd (Linux 5.6), or why not. */
 const char *mediator_unavailable_reason();
 
-/* Init, once the mount tree is built and before the command starts: makes the hand-off and
- * leaves the command's end in ctx->mediator_fd. */
-void mediator_prepare(run_ctx *ctx);
+/* The early command, while init builds the sandbox (raw calls only): installs the filter. */
+void mediator_install_early(const run_ctx *ctx);
+
+/* Init, once the mount tree is built and before the command starts. `early`: the command was
+ * started early and installs the filter itself; otherwise makes the hand-off and leaves the
+ * command's end in ctx->mediator_fd. */
+void mediator_prepare(run_ctx *ctx, bool early);
 
 /* Init, once the command has executed, while init still holds its capabilities: starts the
- * mediator, off the command's start-up path. A connect() made before it runs waits for it:
- * the listener is already in the hand-off. */
+ * mediator, off the command's start-up path, and closes init's copy of the listener or the
+ * hand-off. A connect() made before the mediator runs waits for it. */
 void mediator_start(const run_ctx *ctx);
 
-/* The command, after no_new_privs and Landlock, before the plan's filter: installs the
- * connect filter and hands its listener to the mediator. */
+/* The command, after no_new_privs and Landlock, before the plan's filter: unless the early
+ * command did, installs the connect filter and hands its listener to the mediator; refuses to
+ * go on (125) when the filter could not be installed either way. */
 void mediator_attach(const run_ctx *ctx);

@@ -180,4 +180,31 @@ check_eq "the host service never saw a connection from the sandbox" "$host_befor
 check_eq "the workspace host service saw only the refused one, closed at once" "$((ws_before + 1))" \
     "$(wc -l <"$T/.runs/host-in-ws.log")"
 
+section "without a PID namespace (the command starts late and hands its listener over)"
+cat >"$T/nopid.toml" <<EOF
+version = 1
+[filesystem]
+writable_roots = ["ws"]
+[process]
+isolate_pids = false
+isolate_proc = false
+EOF
+compile "$T/nopid.toml" "$T/nopid.plan" || it_finish
+rm -f "$T/ws/own-ready"
+sbx_script "$T/nopid.plan" <<EOF
+/usr/bin/python3 $T/own_server.py $T/ws/own-late.sock $T/ws/own-ready &
+for _ in \$(seq 1 50); do [ -e $T/ws/own-ready ] && break; sleep 0.1; done
+$PROBE absolute unix-connect $T/hostdir/service.sock
+cd $T/hostdir && $PROBE relative unix-connect service.sock; cd $T/ws
+$PROBE symlink unix-connect $T/ws/link.sock
+$PROBE own unix-connect $T/ws/own-late.sock
+kill \$!
+EOF
+expect_rc 0 "sandbox exit status"
+expect absolute EACCES "a host socket outside /run and /tmp is refused"
+expect relative EACCES "... by a relative name too"
+expect symlink EACCES "... and through a symlink in the workspace"
+expect own ok "the sandbox's own socket works"
+check_eq "the host service never saw a connection from the sandbox" "$host_before" "$(wc -l <"$T/.runs/host.log")"
+
 it_finish
