@@ -339,3 +339,22 @@ tree_sum() {
     (cd "$1" 2>/dev/null && find . -printf '%p %y %m %l\n' | LC_ALL=C sort && \
         find . -type f -print0 | LC_ALL=C sort -z | xargs -0r cat) | sha256sum | cut -c1-16
 }
+
+# expect_proxy_confined WHY: from the host side's `proxy_*` results in $OUT (net_helper.py
+# hostside), the run's tartaros-proxy was the caller's, confined, and is gone after the run.
+expect_proxy_confined() {
+    expect proxy_pid '[0-9]+' "$1"
+    expect proxy_uid "$(id -u "$RUN_USER")" "... as the caller ($RUN_USER)"
+    expect proxy_NoNewPrivs 1 "... with no_new_privs"
+    expect proxy_Seccomp 2 "... under a seccomp filter"
+    expect proxy_CapEff 0+ "... with no effective capability"
+    expect proxy_CapPrm 0+ "... nor permitted"
+    # An unprivileged process cannot shrink its bounding set (PR_CAPBSET_DROP needs
+    # CAP_SETPCAP); with no_new_privs and execve killed by its filter, it grants nothing.
+    [ "$RUN_USER" = root ] && expect proxy_CapBnd 0+ "... and an empty bounding set"
+    result_of proxy_pid
+    if [[ $RESULT =~ ^[0-9]+$ ]]; then
+        for _ in $(seq 1 30); do running "$RESULT" || break; sleep 0.1; done
+        check_not "tartaros-proxy ($RESULT) exited with the sandbox" running "$RESULT"
+    fi
+}

@@ -111,20 +111,7 @@ OUT=$(cat "$T/.runs/hostside.out" 2>/dev/null)
 expect hostside_ready ok "the host side saw the agent's servers start"
 expect in_exposed "inside exposed" "the host's 127.0.0.1:$E reaches the agent's server"
 expect in_hidden ECONNREFUSED "the host's 127.0.0.1:$N does not reach the agent's other server"
-expect proxy_pid '[0-9]+' "tartaros-proxy relays under the supervisor"
-expect proxy_uid "$(id -u "$RUN_USER")" "... as the caller ($RUN_USER)"
-expect proxy_NoNewPrivs 1 "... with no_new_privs"
-expect proxy_Seccomp 2 "... under a seccomp filter"
-expect proxy_CapEff 0+ "... with no effective capability"
-expect proxy_CapPrm 0+ "... nor permitted"
-# An unprivileged process cannot shrink its bounding set (PR_CAPBSET_DROP needs CAP_SETPCAP);
-# with no_new_privs and execve killed by its filter, the set cannot grant anything anyway.
-[ "$RUN_USER" = root ] && expect proxy_CapBnd 0+ "... and an empty bounding set"
-result_of proxy_pid
-if [[ $RESULT =~ ^[0-9]+$ ]]; then
-    for _ in $(seq 1 30); do running "$RESULT" || break; sleep 0.1; done
-    check_not "tartaros-proxy ($RESULT) exited with the sandbox" running "$RESULT"
-fi
+expect_proxy_confined "tartaros-proxy relays under the supervisor"
 capture_as "${HELPER[@]}" client "after_exposed tcp 127.0.0.1 $E"
 expect after_exposed ECONNREFUSED "the host's 127.0.0.1:$E is closed after the run"
 log=$(tail -n +"$((log_mark + 1))" "$SERVICES")

@@ -131,20 +131,7 @@ section "host side: the proxy is the caller's, confined, and ends with the sandb
 [ -e "$W/ready" ] && for _ in $(seq 1 50); do [ -e "$W/go" ] && break; sleep 0.1; done
 OUT=$(cat "$T/.runs/hostside.out" 2>/dev/null)
 expect hostside_ready ok "the host side saw the sandbox start"
-expect proxy_pid '[0-9]+' "tartaros-proxy runs under the supervisor"
-expect proxy_uid "$(id -u "$RUN_USER")" "... as the caller ($RUN_USER)"
-expect proxy_NoNewPrivs 1 "... with no_new_privs"
-expect proxy_Seccomp 2 "... under a seccomp filter"
-expect proxy_CapEff 0+ "... with no effective capability"
-expect proxy_CapPrm 0+ "... nor permitted"
-# An unprivileged process cannot shrink its bounding set (PR_CAPBSET_DROP needs CAP_SETPCAP);
-# with no_new_privs and execve killed by its filter, the set cannot grant anything anyway.
-[ "$RUN_USER" = root ] && expect proxy_CapBnd 0+ "... and an empty bounding set"
-result_of proxy_pid
-if [[ $RESULT =~ ^[0-9]+$ ]]; then
-    for _ in $(seq 1 30); do running "$RESULT" || break; sleep 0.1; done
-    check_not "tartaros-proxy ($RESULT) exited with the sandbox" running "$RESULT"
-fi
+expect_proxy_confined "tartaros-proxy runs under the supervisor"
 log=$(tail -n +"$((log_mark + 1))" "$SERVICES")
 for path in /curl /curl-tunnel /allowed /tunnel /wildcard /during-slow /after; do
     check_match "the server got $path" "^request upstream GET $path host=" "$log"
