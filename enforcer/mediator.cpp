@@ -336,6 +336,17 @@ const char *mediator_unavailable_reason()
         return "the kernel lacks seccomp user notification (Linux 5.0)";
     if (syscall(SYS_pidfd_getfd, -1, 0, 0) != 0 && errno == ENOSYS)
         return "the kernel lacks pidfd_getfd (Linux 5.6)";
+    /* Yama's scope 3 forbids every ptrace-style access, pidfd_getfd included: every connect
+     * would then fail. Scopes 1 and 2 allow it to a holder of CAP_SYS_PTRACE over the target. */
+    char scope = 0;
+    int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &scope, 1) != 1)
+            scope = 0;
+        close(fd);
+    }
+    if (scope == '3')
+        return "Yama's ptrace_scope is 3, which forbids the mediator's pidfd_getfd";
     return nullptr;
 }
 
