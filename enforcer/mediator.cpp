@@ -196,6 +196,9 @@ long answer(int listener, const kuapi::seccomp_notif &n)
         if (rsys(SYS_process_vm_readv, n.pid, (long)&local, 1, (long)&from, 1, 0) != (long)len)
             ret = -EFAULT;
     }
+    /* Read by pid: still the caller only if the notification is still pending. */
+    if (ret == 0 && rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_ID_VALID, (long)&n.id) != 0)
+        ret = -ESRCH;
     if (ret == 0)
         ret = mediated_connect((int)sock, n.pid, addr, len);
     if (sock >= 0)
