@@ -340,6 +340,8 @@ TEST_CASE("network: --explain names the modes and what each leaves open")
     CHECK(text.str().find("allow: github.com, *.githubusercontent.com") != std::string::npos);
     CHECK(text.str().find("local ports (inside -> host 127.0.0.1): 5432, 6379") != std::string::npos);
     CHECK(text.str().find("not another address, not IPv6, not UDP") != std::string::npos);
+    CHECK(text.str().find("mediation is lost (a warning, a refusal under --strict) without a mount namespace") !=
+          std::string::npos);
     CHECK(json.str().find("\"step\":\"network\",\"modes\":[\"proxy\",\"ports\",\"expose\"]") != std::string::npos);
     CHECK(json.str().find("\"expose_ports\":[8080]") != std::string::npos);
 }
