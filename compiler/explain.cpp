@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "explain_seccomp.h"
+#include "explain_limits.h"
 #include "explain_net.h"
 #include "json_text.h"
 #include "plan_reader.h"
@@ -124,7 +125,7 @@ bool path_is_within(std::string_view path, std::string_view ancestor)
 // Everything explain says about a plan, read once through the reader.
 class Explainer {
 public:
-    explicit Explainer(const tp_plan &plan) : p_(plan)
+    Explainer(const tp_plan &plan, const cgroup_probe &host) : p_(plan), host_(host)
     {
         if (p_.meta) {
             std::string_view path = str(p_.meta->policy_path);
@@ -154,6 +155,7 @@ private:
     std::string namespaces_note() const;
     std::string landlock_note() const;
     std::string exec_note() const;
+    std::string process_note() const;
 
     void text_header(std::ostream &out) const;
     void text_namespaces(std::ostream &out, int step) const;
@@ -167,12 +169,25 @@ private:
     void json_env(std::ostream &out) const;
 
     const tp_plan &p_;
+    const cgroup_probe &host_;
     std::string policy_name_;
 };
 
 constexpr const char *kHardening =
-    "a session of its own (no controlling terminal, so no TIOCSTI into the caller's), inherited file "
-    "descriptors closed, PR_SET_PDEATHSIG, no_new_privs, every capability dropped";
+    "inherited file descriptors closed, PR_SET_PDEATHSIG, no_new_privs, every capability dropped";
+
+// The terminal may only be shared while TIOCSTI is blocked, which only the hardening does.
+std::string Explainer::process_note() const
+{
+    const bool harden = p_.seccomp != nullptr && (p_.seccomp->profile & TP_SC_HARDEN) != 0;
+    const std::string session =
+        harden ? "the caller's session, for job control, when stdin is a terminal in the caller's foreground and "
+                 "the seccomp hardening (its TIOCSTI block) is loaded; otherwise a session of its own (no "
+                 "controlling terminal, so no TIOCSTI into the caller's)"
+               : "a session of its own (no controlling terminal, so no TIOCSTI into the caller's; without the "
+                 "seccomp hardening it never shares the caller's)";
+    return session + "; " + kHardening;
+}
 
 bool Explainer::landlock_grants_write_over(std::string_view path) const
 {
@@ -413,12 +428,13 @@ void Explainer::text(std::ostream &out) const
     explain_network_text(p_, step++, [this](tp_origin o) { return origin_text(o); }, out);
     text_mounts(out, step++);
     text_env(out, step++);
-    out << step++ << ". process: " << kHardening << " (always)\n";
+    out << step++ << ". process: " << process_note() << " (always)\n";
     text_landlock(out, step++);
     if (p_.seccomp)
         explain_seccomp_text(p_, step++, [this](tp_origin o) { return origin_text(o); }, out);
     out << step << ". exec" << (p_.exec ? "  " + origin_text(p_.exec->origin) : std::string()) << '\n';
     print_notes(out, {exec_note()}, "   ");
+    explain_limits_text(p_, host_, step + 1, [this](tp_origin o) { return origin_text(o); }, out);
 }
 
 // ---- JSON -------------------------------------------------------------------------------
@@ -521,7 +537,7 @@ void Explainer::json(std::ostream &out) const
     json_mounts(out);
     out << ',';
     json_env(out);
-    out << ",{\"step\":\"process\",\"notes\":" << quote_list({kHardening}) << "},";
+    out << ",{\"step\":\"process\",\"notes\":" << quote_list({process_note()}) << "},";
     json_landlock(out);
     if (p_.seccomp) {
         out << ',';
@@ -532,12 +548,23 @@ void Explainer::json(std::ostream &out) const
         json_origin(out, p_.exec->origin);
     else
         out << "null";
-    out << ",\"notes\":" << quote_list({exec_note()}) << "}]}\n";
+    out << ",\"notes\":" << quote_list({exec_note()}) << "},";
+    explain_limits_json(p_, host_, [this](std::ostream &o, tp_origin at) { json_origin(o, at); }, out);
+    out << "]}\n";
 }
 
 }  // namespace
 
 bool explain_plan(const std::vector<uint8_t> &plan, bool json, std::ostream &out, std::string &err)
+{
+    const cgroup_host host = cgroup_host_default();
+    cgroup_probe probe{};
+    cgroup_probe_host(&host, &probe);
+    return explain_plan(plan, json, probe, out, err);
+}
+
+bool explain_plan(const std::vector<uint8_t> &plan, bool json, const cgroup_probe &host, std::ostream &out,
+                  std::string &err)
 {
     if (plan.size() > TP_MAX_PLAN_SIZE) {
         err = "plan size " + std::to_string(plan.size()) + " exceeds the limit of " +
@@ -555,7 +582,7 @@ bool explain_plan(const std::vector<uint8_t> &plan, bool json, std::ostream &out
         err = reason;
         return false;
     }
-    Explainer explainer(p);
+    Explainer explainer(p, host);
     if (json)
         explainer.json(out);
     else

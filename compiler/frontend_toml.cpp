@@ -1,7 +1,7 @@
 // compiler/frontend_toml.cpp — the TOML front-end: toml++ document → policy model.
 //
-// Every key is checked against a small schema per table. Keys are visited in source order
-// (toml++ iterates tables in key order), so diagnostics come out in the order of the file.
+// Every key is checked against a small schema per table (toml_schema.h); [process] is read by
+// frontend_process.cpp.
 // Sections that later versions add are recognised and refused as "not supported yet",
 // not as unknown, and the seed's Linux-only refusals (globs, unix socket paths) say why.
 #include "frontend_toml.h"
@@ -14,47 +14,13 @@
 #include <toml++/toml.h>
 
 #include "domains.h"
+#include "frontend_process.h"
 #include "paths.h"
+#include "toml_schema.h"
 
 namespace tartaros {
 
 namespace {
-
-struct Entry {
-    const toml::key *key;
-    const toml::node *node;
-};
-
-// A key the schema knows: its reader gets the key and its value.
-struct Field {
-    std::string_view name;
-    std::function<void(const toml::key &, const toml::node &)> read;
-};
-
-// A key recognised but refused, with its own message.
-struct Refused {
-    std::string_view name;
-    std::string message;
-    std::string_view rule_id;
-};
-
-const char *type_phrase(toml::node_type type) {
-    switch (type) {
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a float";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::date: return "a date";
-    case toml::node_type::time: return "a time";
-    case toml::node_type::date_time: return "a date-time";
-    case toml::node_type::none: break;
-    }
-    return "nothing";
-}
-
-std::string quoted(std::string_view text) { return "'" + printable(text) + "'"; }
 
 std::string unsupported_yet(std::string_view name, std::string_view table) {
     return quoted(name) + (table.empty() ? "" : " in [" + std::string(table) + "]") +
@@ -77,49 +43,23 @@ bool is_env_name(std::string_view name) {
     });
 }
 
-std::vector<Entry> entries_in_source_order(const toml::table &table) {
-    std::vector<Entry> entries;
-    for (auto &&[key, node] : table) entries.push_back({&key, &node});
-    std::stable_sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
-        return a.key->source().begin < b.key->source().begin;
-    });
-    return entries;
-}
-
 bool comes_before(const SourcePos &a, const SourcePos &b) {
     return a.line != b.line ? a.line < b.line : a.col < b.col;
 }
 
-class Reader {
+class Reader : public TomlSchemaReader {
 public:
     Reader(std::string file, std::string base_dir, std::optional<std::string> home, Diagnostics &diags)
-        : file_(std::move(file)), base_dir_(std::move(base_dir)), home_(std::move(home)), diags_(diags) {}
+        : TomlSchemaReader(std::move(file), diags), base_dir_(std::move(base_dir)), home_(std::move(home)) {}
 
     void read_document(const toml::table &root, Policy &policy);
 
 private:
-    SourcePos pos(const toml::source_region &region) const {
-        return {file_, static_cast<uint32_t>(region.begin.line), static_cast<uint32_t>(region.begin.column)};
-    }
-
-    void type_error(const toml::node &node, std::string_view name, std::string_view expected) {
-        diags_.error(pos(node.source()),
-                     quoted(name) + " must be " + std::string(expected) + ", not " + type_phrase(node.type()),
-                     "type");
-    }
-
-    void read_table(const toml::table &table, std::string_view table_name, const std::vector<Field> &fields,
-                    const std::vector<Refused> &refused);
-    void report_unknown(const toml::key &key, std::string_view table_name, const std::vector<Field> &fields);
-    const toml::table *expect_table(const toml::key &key, const toml::node &node);
-
     void read_version(const toml::node &node, Policy &policy);
     void read_filesystem(const toml::table &table, FilesystemPolicy &fs);
-    void read_process(const toml::table &table, ProcessPolicy &process);
     void read_network(const toml::table &table, NetworkPolicy &network);
     void read_env(const toml::table &table, EnvPolicy &env);
 
-    void read_bool(const toml::key &key, const toml::node &node, Located<bool> &out);
     void read_read_scope(const toml::node &node, Located<ReadScope> &out);
     void read_path_list(const toml::key &key, const toml::node &node, std::vector<LocatedPath> &out);
     void read_deny_list(const toml::key &key, const toml::node &node, std::vector<LocatedPath> &out,
@@ -138,50 +78,14 @@ private:
     void for_each_string(const toml::key &key, const toml::node &node,
                          const std::function<void(const std::string &, const toml::node &)> &visit);
 
-    std::string file_;
     std::string base_dir_;
     std::optional<std::string> home_;
-    Diagnostics &diags_;
     bool has_passthrough_ = false;  // else the defaults apply
 };
 
-void Reader::read_table(const toml::table &table, std::string_view table_name, const std::vector<Field> &fields,
-                        const std::vector<Refused> &refused) {
-    for (const Entry &entry : entries_in_source_order(table)) {
-        const std::string_view name = entry.key->str();
-        auto field = std::find_if(fields.begin(), fields.end(), [&](const Field &f) { return f.name == name; });
-        if (field != fields.end()) {
-            field->read(*entry.key, *entry.node);
-            continue;
-        }
-        auto refusal = std::find_if(refused.begin(), refused.end(), [&](const Refused &r) { return r.name == name; });
-        if (refusal != refused.end()) {
-            diags_.error(pos(entry.key->source()), refusal->message, std::string(refusal->rule_id));
-            continue;
-        }
-        report_unknown(*entry.key, table_name, fields);
-    }
-}
-
-void Reader::report_unknown(const toml::key &key, std::string_view table_name, const std::vector<Field> &fields) {
-    std::vector<std::string> known;
-    for (const Field &field : fields) known.emplace_back(field.name);
-    std::string message = "unknown key " + quoted(key.str());
-    if (!table_name.empty()) message += " in [" + std::string(table_name) + "]";
-    const std::string suggestion = closest_match(std::string(key.str()), known);
-    if (!suggestion.empty()) message += "; did you mean " + quoted(suggestion) + "?";
-    diags_.error(pos(key.source()), std::move(message), "unknown-key");
-}
-
-const toml::table *Reader::expect_table(const toml::key &key, const toml::node &node) {
-    const toml::table *table = node.as_table();
-    if (table == nullptr) type_error(node, key.str(), "a table");
-    return table;
-}
-
 void Reader::read_document(const toml::table &root, Policy &policy) {
     bool has_version = false;
-    const std::vector<Field> fields = {
+    const std::vector<TomlField> fields = {
         {"version",
          [&](const toml::key &, const toml::node &node) {
              has_version = true;
@@ -193,7 +97,7 @@ void Reader::read_document(const toml::table &root, Policy &policy) {
          }},
         {"process",
          [&](const toml::key &key, const toml::node &node) {
-             if (const toml::table *table = expect_table(key, node)) read_process(*table, policy.process);
+             if (const toml::table *table = expect_table(key, node)) read_process_table(*this, *table, policy.process);
          }},
         {"env",
          [&](const toml::key &key, const toml::node &node) {
@@ -204,7 +108,7 @@ void Reader::read_document(const toml::table &root, Policy &policy) {
              if (const toml::table *table = expect_table(key, node)) read_network(*table, policy.network);
          }},
     };
-    const std::vector<Refused> refused = {
+    const std::vector<TomlRefused> refused = {
         {"broker", unsupported_yet("broker", ""), "unsupported"},
         {"glob_read_denies", glob_field_refusal("glob_read_denies", "[filesystem] read_denies"), "glob"},
         {"glob_denies", glob_field_refusal("glob_denies", "[filesystem] read_denies or write_denies"), "glob"},
@@ -243,7 +147,7 @@ void Reader::read_filesystem(const toml::table &table, FilesystemPolicy &fs) {
     auto flag = [&](Located<bool> &out) {
         return [&](const toml::key &key, const toml::node &node) { read_bool(key, node, out); };
     };
-    const std::vector<Field> fields = {
+    const std::vector<TomlField> fields = {
         {"read_scope", [&](const toml::key &, const toml::node &node) { read_read_scope(node, fs.read_scope); }},
         {"read_allows", paths(fs.read_allows)},
         {"read_denies", denies(fs.read_denies)},
@@ -252,25 +156,12 @@ void Reader::read_filesystem(const toml::table &table, FilesystemPolicy &fs) {
         {"materialize", flag(fs.materialize)},
         {"private_tmp", flag(fs.private_tmp)},
     };
-    const std::vector<Refused> refused = {
+    const std::vector<TomlRefused> refused = {
         {"glob_read_denies", glob_field_refusal("glob_read_denies", "read_denies"), "glob"},
         {"glob_denies", glob_field_refusal("glob_denies", "read_denies or write_denies"), "glob"},
         {"allow_unix_socket_paths", kUnixSocketPathsRefusal, "unsupported"},
     };
     read_table(table, "filesystem", fields, refused);
-}
-
-void Reader::read_process(const toml::table &table, ProcessPolicy &process) {
-    const std::vector<Field> fields = {
-        {"isolate_pids", [&](const toml::key &key, const toml::node &node) { read_bool(key, node, process.isolate_pids); }},
-        {"isolate_proc", [&](const toml::key &key, const toml::node &node) { read_bool(key, node, process.isolate_proc); }},
-        {"harden_syscalls",
-         [&](const toml::key &key, const toml::node &node) { read_bool(key, node, process.harden_syscalls); }},
-    };
-    std::vector<Refused> refused;
-    for (std::string_view later : {"max_processes", "memory_max", "cpu_max", "timeout", "rlimits"})
-        refused.push_back({later, unsupported_yet(later, "process"), "unsupported"});
-    read_table(table, "process", fields, refused);
 }
 
 void Reader::read_network(const toml::table &table, NetworkPolicy &network) {
@@ -280,7 +171,7 @@ void Reader::read_network(const toml::table &table, NetworkPolicy &network) {
     auto ports = [&](std::vector<Located<uint16_t>> &out) {
         return [&](const toml::key &key, const toml::node &node) { read_port_list(key, node, out); };
     };
-    const std::vector<Field> fields = {
+    const std::vector<TomlField> fields = {
         {"deny_unix", [&](const toml::key &key, const toml::node &node) { read_bool(key, node, network.deny_unix); }},
         {"allow_domains", domains(network.allow_domains)},
         {"deny_domains", domains(network.deny_domains)},
@@ -373,7 +264,7 @@ void Reader::read_hosts(const toml::key &key, const toml::node &node, NetworkPol
         type_error(node, key.str(), "a table of host names to addresses, like { \"db.internal\" = \"10.0.0.5\" }");
         return;
     }
-    for (const Entry &entry : entries_in_source_order(*table)) {
+    for (const TomlEntry &entry : entries_in_source_order(*table)) {
         const std::string raw(entry.key->str());
         DomainError err;
         const std::optional<std::string> name = check_pin_name(raw, err);
@@ -436,7 +327,7 @@ void Reader::check_port_conflicts(const NetworkPolicy &network) {
 }
 
 void Reader::read_env(const toml::table &table, EnvPolicy &env) {
-    const std::vector<Field> fields = {
+    const std::vector<TomlField> fields = {
         {"inherit", [&](const toml::key &key, const toml::node &node) { read_bool(key, node, env.inherit); }},
         {"passthrough",
          [&](const toml::key &key, const toml::node &node) {
@@ -446,15 +337,6 @@ void Reader::read_env(const toml::table &table, EnvPolicy &env) {
         {"set", [&](const toml::key &key, const toml::node &node) { read_env_set(key, node, env); }},
     };
     read_table(table, "env", fields, {});
-}
-
-void Reader::read_bool(const toml::key &key, const toml::node &node, Located<bool> &out) {
-    const toml::value<bool> *value = node.as_boolean();
-    if (value == nullptr) {
-        type_error(node, key.str(), "a boolean (true or false)");
-        return;
-    }
-    out = {value->get(), pos(node.source())};
 }
 
 void Reader::read_read_scope(const toml::node &node, Located<ReadScope> &out) {
@@ -616,7 +498,7 @@ void Reader::read_env_set(const toml::key &key, const toml::node &node, EnvPolic
         type_error(node, key.str(), "a table of names to strings, like { CI = \"1\" }");
         return;
     }
-    for (const Entry &entry : entries_in_source_order(*table)) {
+    for (const TomlEntry &entry : entries_in_source_order(*table)) {
         const std::string name(entry.key->str());
         if (!is_env_name(name)) {
             diags_.error(pos(entry.key->source()),

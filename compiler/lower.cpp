@@ -8,6 +8,7 @@
 
 #include "fs_trie.h"
 #include "lower_fs.h"
+#include "lower_limits.h"
 #include "lower_net.h"
 #include "plan_writer.h"
 #include "seccomp_lower.h"
@@ -145,6 +146,7 @@ std::vector<uint8_t> write_plan(const Policy &policy, const FsLowering &fs, cons
     write_environment(w, policy);
     write_seccomp(w, policy, filter);
     write_network(w, policy.network, diags);
+    write_limits(w, policy.process);
     w.set_required_features(required_features(policy));
     w.set_min_landlock_abi(std::max(landlock_abi_needed(kHandledRights), kScopesAbi));
     return w.finish();

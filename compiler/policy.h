@@ -47,12 +47,42 @@ struct FilesystemPolicy {
     Located<bool> private_tmp{false, {}};
 };
 
+// One `[process] rlimits` entry: a Linux resource limit the command starts with.
+struct RlimitSetting {
+    uint32_t resource = 0;  // the Linux RLIMIT_* number (compiler/units.h names them)
+    uint64_t soft = 0;      // kRlimUnlimited = no limit
+    uint64_t hard = 0;
+    SourcePos pos;          // the resource's key
+};
+
+// "unlimited" in rlimits (the kernel's RLIM_INFINITY).
+inline constexpr uint64_t kRlimUnlimited = ~0ull;
+
+// The grace from the timeout's SIGTERM to SIGKILL when a policy sets `timeout` alone.
+inline constexpr uint64_t kDefaultTimeoutGraceMs = 5000;
+
+// Invariants of the limits (an absent optional is "no limit"; the bounds are ir/plan.h's):
+//  - max_processes is in 1..TP_MAX_PROCESSES tasks;
+//  - memory_max is in TP_MIN_MEMORY..TP_MAX_MEMORY bytes;
+//  - cpu_max is a CFS quota in microseconds per TP_CPU_PERIOD_US (100000 = one CPU), in
+//    1000..TP_MAX_CPU_QUOTA;
+//  - timeout is in 1..TP_MAX_TIMEOUT_MS milliseconds; timeout_grace is set only together
+//    with timeout and is in 1..TP_MAX_GRACE_MS (absent: kDefaultTimeoutGraceMs);
+//  - rlimits keep the order of the source; each resource appears once, is one of
+//    TP_RLIMIT_KNOWN, and has soft <= hard. The default core = 0 is not in the list (the
+//    lowering adds it when the policy does not set core).
 struct ProcessPolicy {
     Located<bool> isolate_pids{true, {}};  // private PID namespace
     Located<bool> isolate_proc{true, {}};  // fresh /proc of that namespace
     // The seccomp hardening deny list (compiler/seccomp_profile.h). On unless the policy says
     // false: the list refuses nothing a coding agent's tools need.
     Located<bool> harden_syscalls{true, {}};
+    std::optional<Located<uint64_t>> max_processes;  // tasks (threads count) of the sandbox
+    std::optional<Located<uint64_t>> memory_max;     // bytes
+    std::optional<Located<uint32_t>> cpu_max;        // quota, microseconds per 100 ms
+    std::optional<Located<uint64_t>> timeout;        // milliseconds of wall clock
+    std::optional<Located<uint64_t>> timeout_grace;  // milliseconds from SIGTERM to SIGKILL
+    std::vector<RlimitSetting> rlimits;
 };
 
 // Invariants (besides the ones above): every domain is normalised as the proxy matches it

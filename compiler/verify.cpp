@@ -13,6 +13,7 @@
 #include "plan_reader.h"
 #include "seccomp_verify.h"
 #include "syscall_table.h"
+#include "verify_limits.h"
 #include "verify_net.h"
 
 namespace tartaros {
@@ -98,7 +99,7 @@ public:
         for (auto check : {&Verifier::open, &Verifier::check_sections, &Verifier::check_paths,
                            &Verifier::check_rules, &Verifier::check_mount_flags, &Verifier::check_order,
                            &Verifier::check_anchors, &Verifier::check_probes, &Verifier::check_seccomp,
-                           &Verifier::check_network}) {
+                           &Verifier::check_network, &Verifier::check_limits}) {
             std::string err = (this->*check)(bytes);
             if (!err.empty())
                 return err;
@@ -108,6 +109,7 @@ public:
 
 private:
     std::string check_network(const std::vector<uint8_t> &) { return verify_network(plan_, policy_); }
+    std::string check_limits(const std::vector<uint8_t> &) { return verify_limits(plan_, policy_); }
 
     std::string open(const std::vector<uint8_t> &bytes)
     {

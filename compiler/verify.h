@@ -32,7 +32,8 @@
 //       keeps at read or none; accepted only when the mount step deciding that path lies
 //       strictly below the deepest writable Landlock rule covering it;
 //  7. seccomp: translation validation of the filter (seccomp_verify.h);
-//  8. network: the relays, the proxy's names and its environment (verify_net.h).
+//  8. network: the relays, the proxy's names and its environment (verify_net.h);
+//  9. limits: the cgroup limits, the timeout and the rlimits (verify_limits.h).
 #pragma once
 
 #include <cstdint>

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define TP_MAGIC "TARTPLAN"          /* 8 bytes, no NUL in the file */
-#define TP_FORMAT_VERSION 3u
+#define TP_FORMAT_VERSION 4u
 #define TP_ARCH_X86_64 0xC000003Eu   /* AUDIT_ARCH_X86_64 */
 
 /* Hard limits: the reader refuses plans beyond them, so no count is unbounded. */
@@ -89,7 +89,9 @@ enum tp_section_type {
     TP_SEC_SECCOMP_BPF  = 10, /* tp_bpf_insn[]: the filter, classic BPF as the kernel loads it */
     TP_SEC_NETWORK      = 11, /* singleton tp_network: which relays and the proxy the run starts */
     TP_SEC_NET_PORTS    = 12, /* tp_net_port[] */
-    TP_SEC_NET_NAMES    = 13  /* tp_net_name[]: the proxy's allow/deny patterns and host pins */
+    TP_SEC_NET_NAMES    = 13, /* tp_net_name[]: the proxy's allow/deny patterns and host pins */
+    TP_SEC_LIMITS       = 14, /* singleton tp_limits: cgroup limits and the wall-clock timeout */
+    TP_SEC_RLIMITS      = 15  /* tp_rlimit[], ascending resource: the command's setrlimit values */
 };
 
 #define TP_SECF_REQUIRED 1u   /* the guarantee this section carries may not degrade */
@@ -279,6 +281,46 @@ struct tp_net_name {               /* 32 bytes */
     struct tp_origin origin;
 };
 
+/* TP_SEC_LIMITS: what the sandbox as a whole may use, and for how long. Absent: no limit and
+ * no timeout. A field is 0 when the policy does not set it; the section is present when one
+ * is set. With TP_SECF_REQUIRED a limit this host cannot enforce through a cgroup refuses a
+ * --strict run; a weaker fallback (RLIMIT_NPROC for max_processes) does not count. */
+struct tp_limits {                 /* 72 bytes */
+    uint64_t max_processes;        /* tasks (threads count) of the command and its descendants:
+                                      1..TP_MAX_PROCESSES; the enforcer adds its own helpers */
+    uint64_t memory_max;           /* bytes, TP_MIN_MEMORY..TP_MAX_MEMORY; swap is not extra */
+    uint32_t cpu_quota_us;         /* CPU time per period (1 CPU = cpu_period_us), >= 1000 */
+    uint32_t cpu_period_us;        /* TP_CPU_PERIOD_US when cpu_quota_us is set, else 0 */
+    uint64_t timeout_ms;           /* wall clock from the start to SIGTERM, <= TP_MAX_TIMEOUT_MS */
+    uint64_t grace_ms;             /* SIGTERM to SIGKILL of everything; set iff timeout_ms is,
+                                      <= TP_MAX_GRACE_MS */
+    struct tp_origin max_processes_origin;
+    struct tp_origin memory_max_origin;
+    struct tp_origin cpu_max_origin;
+    struct tp_origin timeout_origin;
+};
+#define TP_MAX_PROCESSES   4194304ull              /* PID_MAX_LIMIT */
+#define TP_MIN_MEMORY      (1ull << 20)            /* 1 MiB: below it nothing starts */
+#define TP_MAX_MEMORY      (1ull << 50)            /* 1 PiB */
+#define TP_CPU_PERIOD_US   100000u                 /* the kernel's default CFS period */
+#define TP_MAX_CPU_QUOTA   (TP_CPU_PERIOD_US * 4096u)  /* 4096 CPUs */
+#define TP_MAX_TIMEOUT_MS  (366ull * 24 * 3600 * 1000)
+#define TP_MAX_GRACE_MS    (3600ull * 1000)
+
+/* TP_SEC_RLIMITS: applied to the command before it executes (its descendants inherit them).
+ * Neither value is ever raised above the hard limit the enforcer itself runs with. */
+struct tp_rlimit {                 /* 32 bytes */
+    uint32_t resource;             /* Linux RLIMIT_* number, one of TP_RLIMIT_KNOWN */
+    uint32_t reserved;             /* zero */
+    uint64_t soft;                 /* TP_RLIM_INFINITY = unlimited; soft <= hard */
+    uint64_t hard;
+    struct tp_origin origin;       /* (0,0): the default core = 0 */
+};
+#define TP_RLIM_INFINITY   (~0ull)
+/* RLIMIT_CPU 0, FSIZE 1, DATA 2, STACK 3, CORE 4, NPROC 6, NOFILE 7, MEMLOCK 8, AS 9,
+ * LOCKS 10, SIGPENDING 11, MSGQUEUE 12, NICE 13, RTPRIO 14, RTTIME 15 (not RSS 5: no effect). */
+#define TP_RLIMIT_KNOWN    (0xffffu & ~(1u << 5))
+
 /* Landlock filesystem access rights (kernel UAPI values). */
 #define TP_LL_FS_EXECUTE     (1ull << 0)
 #define TP_LL_FS_WRITE_FILE  (1ull << 1)
@@ -324,6 +366,8 @@ static_assert(sizeof(struct tp_bpf_insn) == 8, "tp_bpf_insn layout");
 static_assert(sizeof(struct tp_network) == 16, "tp_network layout");
 static_assert(sizeof(struct tp_net_port) == 16, "tp_net_port layout");
 static_assert(sizeof(struct tp_net_name) == 32, "tp_net_name layout");
+static_assert(sizeof(struct tp_limits) == 72, "tp_limits layout");
+static_assert(sizeof(struct tp_rlimit) == 32, "tp_rlimit layout");
 #endif
 
 #endif /* TARTAROS_IR_PLAN_H */

@@ -27,7 +27,7 @@ constexpr uint32_t kKnownExecFlags = TP_EXEC_INHERIT_ENV;
 constexpr uint32_t kKnownSectionFlags = TP_SECF_REQUIRED;
 constexpr uint32_t kKnownSeccompProfile = TP_SC_HARDEN | TP_SC_DENY_UNIX;
 constexpr uint32_t kKnownNetModes = TP_NET_PROXY | TP_NET_PORTS | TP_NET_EXPOSE;
-constexpr uint32_t kTypeCount = TP_SEC_NET_NAMES + 1;         /* section types are 1..TP_SEC_NET_NAMES */
+constexpr uint32_t kTypeCount = TP_SEC_RLIMITS + 1;           /* section types are 1..TP_SEC_RLIMITS */
 /* Each relayed port costs the sandbox side one listener (ir/net_channel.h) or the host one. */
 constexpr uint32_t kMaxNetPorts = 256;
 constexpr uint32_t kMaxNetNames = 4096;
@@ -48,17 +48,19 @@ constexpr uint32_t kRecordSize[kTypeCount] = {
     sizeof(tp_network),
     sizeof(tp_net_port),
     sizeof(tp_net_name),
+    sizeof(tp_limits),
+    sizeof(tp_rlimit),
 };
 
 constexpr const char *kSectionName[kTypeCount] = {
     "?", "strtab", "meta", "namespaces", "mounts", "landlock", "landlock_fs", "env", "exec", "seccomp",
-    "seccomp_bpf", "network", "net_ports", "net_names",
+    "seccomp_bpf", "network", "net_ports", "net_names", "limits", "rlimits",
 };
 
 bool is_singleton(uint32_t type)
 {
     return type == TP_SEC_META || type == TP_SEC_NAMESPACES || type == TP_SEC_LANDLOCK ||
-           type == TP_SEC_EXEC || type == TP_SEC_SECCOMP || type == TP_SEC_NETWORK;
+           type == TP_SEC_EXEC || type == TP_SEC_SECCOMP || type == TP_SEC_NETWORK || type == TP_SEC_LIMITS;
 }
 
 /* Everything a check needs to report a refusal. */
@@ -213,6 +215,14 @@ void attach_section(tp_plan *p, const tp_section &s)
     case TP_SEC_NET_NAMES:
         p->net_names = (const tp_net_name *)data;
         p->net_name_count = s.count;
+        break;
+    case TP_SEC_LIMITS:
+        p->limits = (const tp_limits *)data;
+        p->limits_section_flags = s.flags;
+        break;
+    case TP_SEC_RLIMITS:
+        p->rlimits = (const tp_rlimit *)data;
+        p->rlimit_count = s.count;
         break;
     default:
         break;
@@ -494,6 +504,43 @@ int check_net_records(const Ctx &c)
     return 0;
 }
 
+bool in_range(uint64_t v, uint64_t lo, uint64_t hi)
+{
+    return v == 0 || (v >= lo && v <= hi);
+}
+
+int check_limits(const Ctx &c, const tp_limits &l)
+{
+    if (l.max_processes == 0 && l.memory_max == 0 && l.cpu_quota_us == 0 && l.timeout_ms == 0)
+        return fail(c, "limits: the section sets no limit");
+    if (!in_range(l.max_processes, 1, TP_MAX_PROCESSES))
+        return fail(c, "limits: max_processes %llu is above %llu", (unsigned long long)l.max_processes,
+                    (unsigned long long)TP_MAX_PROCESSES);
+    if (!in_range(l.memory_max, TP_MIN_MEMORY, TP_MAX_MEMORY))
+        return fail(c, "limits: memory_max %llu is outside [%llu, %llu]", (unsigned long long)l.memory_max,
+                    (unsigned long long)TP_MIN_MEMORY, (unsigned long long)TP_MAX_MEMORY);
+    if (!in_range(l.cpu_quota_us, 1000, TP_MAX_CPU_QUOTA) ||
+        l.cpu_period_us != (l.cpu_quota_us ? TP_CPU_PERIOD_US : 0))
+        return fail(c, "limits: cpu quota %u us per %u us is not a quota of at least 1000 us per %u us",
+                    l.cpu_quota_us, l.cpu_period_us, TP_CPU_PERIOD_US);
+    if (l.timeout_ms > TP_MAX_TIMEOUT_MS || l.grace_ms > TP_MAX_GRACE_MS ||
+        (l.timeout_ms == 0) != (l.grace_ms == 0))
+        return fail(c, "limits: timeout %llu ms with grace %llu ms (a grace goes with a timeout, within limits)",
+                    (unsigned long long)l.timeout_ms, (unsigned long long)l.grace_ms);
+    return 0;
+}
+
+int check_rlimit(const Ctx &c, const tp_rlimit &r, uint32_t i)
+{
+    if (r.resource >= 32 || !((TP_RLIMIT_KNOWN >> r.resource) & 1u) || r.reserved != 0)
+        return fail(c, "rlimit %u: unknown resource %u or reserved bits", i, r.resource);
+    if (i > 0 && c.plan->rlimits[i - 1].resource >= r.resource)
+        return fail(c, "rlimit %u: resources not in ascending order, or listed twice", i);
+    if (r.soft > r.hard)
+        return fail(c, "rlimit %u: soft limit above the hard limit", i);
+    return 0;
+}
+
 int check_records(const Ctx &c)
 {
     const tp_plan *p = c.plan;
@@ -516,6 +563,11 @@ int check_records(const Ctx &c)
         return -1;
     if (p->seccomp && check_seccomp(c, *p->seccomp, p->seccomp_prog, p->seccomp_insn_count) != 0)
         return -1;
+    if (p->limits && check_limits(c, *p->limits) != 0)
+        return -1;
+    for (uint32_t i = 0; i < p->rlimit_count; i++)
+        if (check_rlimit(c, p->rlimits[i], i) != 0)
+            return -1;
     return check_net_records(c);
 }
 

@@ -44,6 +44,10 @@ struct tp_plan {
     uint32_t net_port_count;
     const struct tp_net_name *net_names;
     uint32_t net_name_count;
+    const struct tp_limits *limits;      /* NULL when absent: no limit, no timeout */
+    uint32_t limits_section_flags;
+    const struct tp_rlimit *rlimits;     /* ascending resource, each at most once */
+    uint32_t rlimit_count;
 };
 
 /* Validates `buf` (len bytes, 8-aligned) and fills `out`. Returns 0, or -1 with a one-line

@@ -115,6 +115,18 @@ void PlanWriter::add_net_name(const tp_net_name &n)
     net_names_.push_back(n);
 }
 
+void PlanWriter::set_limits(const tp_limits &l, bool required)
+{
+    limits_ = l;
+    has_limits_ = true;
+    limits_required_ = required;
+}
+
+void PlanWriter::add_rlimit(const tp_rlimit &r)
+{
+    rlimits_.push_back(r);
+}
+
 std::vector<uint8_t> PlanWriter::finish() const
 {
     static const char kEmptyStrtab[1] = {'\0'};
@@ -149,6 +161,10 @@ std::vector<uint8_t> PlanWriter::finish() const
         sections.push_back(records(TP_SEC_NET_PORTS, net_ports_.data(), net_ports_.size(), false));
     if (!net_names_.empty())
         sections.push_back(records(TP_SEC_NET_NAMES, net_names_.data(), net_names_.size(), false));
+    if (has_limits_)
+        sections.push_back(records(TP_SEC_LIMITS, &limits_, 1, limits_required_));
+    if (!rlimits_.empty())
+        sections.push_back(records(TP_SEC_RLIMITS, rlimits_.data(), rlimits_.size(), false));
 
     std::size_t offset = sizeof(tp_header) + sections.size() * sizeof(tp_section);
     for (PendingSection &s : sections) {

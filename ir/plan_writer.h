@@ -31,6 +31,8 @@ public:
     void set_network(const tp_network &n);
     void add_net_port(const tp_net_port &p);
     void add_net_name(const tp_net_name &n);
+    void set_limits(const tp_limits &l, bool required);
+    void add_rlimit(const tp_rlimit &r);  // in ascending resource order
     void set_required_features(uint64_t features) { required_features_ = features; }
     void set_min_landlock_abi(uint32_t abi) { min_landlock_abi_ = abi; }
 
@@ -44,6 +46,9 @@ private:
     tp_network network_{};
     std::vector<tp_net_port> net_ports_;
     std::vector<tp_net_name> net_names_;
+    bool has_limits_ = false, limits_required_ = false;
+    tp_limits limits_{};
+    std::vector<tp_rlimit> rlimits_;
     bool has_meta_ = false, has_ns_ = false, has_landlock_ = false, has_exec_ = false, has_seccomp_ = false;
     bool ns_required_ = false, mounts_required_ = false, landlock_required_ = false, seccomp_required_ = false;
     tp_seccomp seccomp_{};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "explain.h"
+#include "json_checker.h"
 #include "lower.h"
 #include "plan_writer.h"
 #include "seccomp_lower.h"
@@ -15,6 +16,7 @@
 
 using tartaros::explain_plan;
 using tartaros::ir::PlanWriter;
+using tartaros::test::JsonChecker;
 
 namespace {
 
@@ -96,134 +98,6 @@ std::string explain(const std::vector<uint8_t> &plan, bool json)
 
 bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
 
-// A strict recursive-descent JSON syntax check (RFC 8259), enough to prove the output parses.
-class JsonChecker {
-public:
-    explicit JsonChecker(const std::string &s) : s_(s) {}
-
-    bool document()
-    {
-        ws();
-        if (!value())
-            return false;
-        ws();
-        return i_ == s_.size();
-    }
-
-private:
-    void ws()
-    {
-        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r'))
-            i_++;
-    }
-    bool eat(char c)
-    {
-        ws();
-        if (i_ < s_.size() && s_[i_] == c) {
-            i_++;
-            return true;
-        }
-        return false;
-    }
-    bool literal(const char *word)
-    {
-        std::string w(word);
-        if (s_.compare(i_, w.size(), w) != 0)
-            return false;
-        i_ += w.size();
-        return true;
-    }
-    bool string()
-    {
-        if (!eat('"'))
-            return false;
-        while (i_ < s_.size() && s_[i_] != '"') {
-            auto c = static_cast<unsigned char>(s_[i_]);
-            if (c < 0x20)
-                return false;
-            if (c == '\\') {
-                i_++;
-                if (i_ >= s_.size())
-                    return false;
-                char e = s_[i_];
-                if (e == 'u') {
-                    for (int k = 1; k <= 4; k++)
-                        if (i_ + k >= s_.size() || !std::isxdigit(static_cast<unsigned char>(s_[i_ + k])))
-                            return false;
-                    i_ += 4;
-                } else if (std::string("\"\\/bfnrt").find(e) == std::string::npos) {
-                    return false;
-                }
-            }
-            i_++;
-        }
-        return eat('"');
-    }
-    bool digits()
-    {
-        size_t start = i_;
-        while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_])))
-            i_++;
-        return i_ > start;
-    }
-    // -?digits(.digits)?([eE][+-]?digits)?
-    bool number()
-    {
-        if (i_ < s_.size() && s_[i_] == '-')
-            i_++;
-        if (!digits())
-            return false;
-        if (i_ < s_.size() && s_[i_] == '.' && (++i_, !digits()))
-            return false;
-        if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
-            i_++;
-            if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-'))
-                i_++;
-            return digits();
-        }
-        return true;
-    }
-    bool value()
-    {
-        ws();
-        if (i_ >= s_.size())
-            return false;
-        char c = s_[i_];
-        if (c == '{') {
-            i_++;
-            if (eat('}'))
-                return true;
-            do {
-                if (!string() || !eat(':') || !value())
-                    return false;
-            } while (eat(','));
-            return eat('}');
-        }
-        if (c == '[') {
-            i_++;
-            if (eat(']'))
-                return true;
-            do {
-                if (!value())
-                    return false;
-            } while (eat(','));
-            return eat(']');
-        }
-        if (c == '"')
-            return string();
-        if (c == 't')
-            return literal("true");
-        if (c == 'f')
-            return literal("false");
-        if (c == 'n')
-            return literal("null");
-        return number();
-    }
-
-    const std::string &s_;
-    size_t i_ = 0;
-};
-
 }  // namespace
 
 TEST_CASE("explain: text lists every step in execution order with its origin")
@@ -231,7 +105,7 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
     std::vector<uint8_t> plan = sample_plan();
     std::string text = explain(plan, false);
 
-    CHECK(has(text, "plan: format 3, " + std::to_string(plan.size()) + " bytes, checksum 0x"));
+    CHECK(has(text, "plan: format 4, " + std::to_string(plan.size()) + " bytes, checksum 0x"));
     CHECK(has(text, "required features: userns|mountns|landlock\n"));
     CHECK(has(text, "minimum Landlock ABI: 5\n"));
     CHECK(has(text, "policy: /home/u/proj/policy.toml (version 1)\n"));
@@ -270,7 +144,7 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
     // Steps appear in the enforcer's order of work.
     size_t last = 0;
     for (const char *step : {"\n1. namespaces", "\n2. network: none", "\n3. mounts", "\n4. environment", "\n5. process", "\n6. landlock",
-                             "\n7. exec"}) {
+                             "\n7. exec", "\n8. limits: no cgroup limit, no timeout; rlimits only"}) {
         size_t at = text.find(step);
         REQUIRE_MESSAGE(at != std::string::npos, step);
         CHECK(at > last);
@@ -303,7 +177,7 @@ TEST_CASE("explain: JSON is valid and carries the same content")
 {
     std::string json = explain(sample_plan(), true);
     CHECK(JsonChecker(json).document());
-    CHECK(has(json, "\"format_version\":3"));
+    CHECK(has(json, "\"format_version\":4"));
     CHECK(has(json, "\"required_features\":[\"userns\",\"mountns\",\"landlock\"]"));
     CHECK(has(json, "\"min_landlock_abi\":5"));
     CHECK(has(json, "\"policy_path\":\"/home/u/proj/policy.toml\""));
@@ -320,7 +194,7 @@ TEST_CASE("explain: JSON is valid and carries the same content")
 
     size_t last = 0;
     for (const char *step : {"\"namespaces\"", "\"mounts\"", "\"environment\"", "\"process\"", "\"landlock\"",
-                             "\"exec\""}) {
+                             "\"exec\"", "\"limits\""}) {
         size_t at = json.find(std::string("{\"step\":") + step);
         REQUIRE_MESSAGE(at != std::string::npos, step);
         CHECK(at > last);

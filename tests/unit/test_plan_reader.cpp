@@ -91,6 +91,9 @@ PlanWriter realistic_writer()
     w.add_env(env(w, TP_ENV_SET, "LANG", "C.UTF-8", 18));
     w.set_exec({0, 0, {20, 1}});
     w.set_seccomp({TP_SC_HARDEN, 469, {22, 1}, {0, 0}}, kAllowNative, true);
+    w.set_limits({512, 4ull << 30, 50000, TP_CPU_PERIOD_US, 1800000, 5000, {24, 1}, {25, 1}, {26, 1}, {27, 1}}, true);
+    w.add_rlimit({4, 0, 0, 0, {0, 0}});
+    w.add_rlimit({7, 0, 1024, 4096, {28, 1}});
     w.set_required_features(TP_FEAT_USERNS | TP_FEAT_MOUNTNS | TP_FEAT_LANDLOCK | TP_FEAT_SECCOMP | TP_FEAT_MOUNT_API);
     w.set_min_landlock_abi(3);
     return w;
@@ -209,7 +212,7 @@ TEST_CASE("plan reader: a writer-built plan round-trips every field")
     CHECK(p.header->required_features ==
           (TP_FEAT_USERNS | TP_FEAT_MOUNTNS | TP_FEAT_LANDLOCK | TP_FEAT_SECCOMP | TP_FEAT_MOUNT_API));
     CHECK(p.header->min_landlock_abi == 3);
-    CHECK(p.header->section_count == 10);
+    CHECK(p.header->section_count == 12);
 
     REQUIRE(p.meta != nullptr);
     CHECK(std::string(tp_plan_str(&p, p.meta->policy_path)) == "/home/u/proj/policy.toml");
@@ -269,6 +272,20 @@ TEST_CASE("plan reader: a writer-built plan round-trips every field")
     REQUIRE(p.exec != nullptr);
     CHECK(p.exec->flags == 0);
     CHECK(p.exec->origin.line == 20);
+
+    REQUIRE(p.limits != nullptr);
+    CHECK(p.limits_section_flags == TP_SECF_REQUIRED);
+    CHECK(p.limits->max_processes == 512);
+    CHECK(p.limits->memory_max == 4ull << 30);
+    CHECK(p.limits->cpu_quota_us == 50000);
+    CHECK(p.limits->timeout_ms == 1800000);
+    CHECK(p.limits->grace_ms == 5000);
+    CHECK(p.limits->timeout_origin.line == 27);
+    REQUIRE(p.rlimit_count == 2);
+    CHECK(p.rlimits[0].resource == 4);
+    CHECK(p.rlimits[1].soft == 1024);
+    CHECK(p.rlimits[1].hard == 4096);
+    CHECK(reinterpret_cast<const uint8_t *>(p.rlimits + p.rlimit_count) <= b.mem.get() + b.len);
 
     // Every pointer the reader hands out lies inside the caller's buffer.
     const uint8_t *end = b.mem.get() + b.len;
@@ -508,7 +525,7 @@ TEST_CASE("plan reader: header damage")
     SUBCASE("wrong version")
     {
         expect_refused_after(bytes, offsetof(tp_header, format_version), 1,
-                             "plan format version 1, this reader supports only 3");
+                             "plan format version 1, this reader supports only 4");
     }
     SUBCASE("wrong header size")
     {
@@ -666,6 +683,39 @@ TEST_CASE("plan reader: semantic limits")
     }
 }
 
+TEST_CASE("plan reader: limits and rlimits out of range are refused")
+{
+    std::vector<uint8_t> bytes = realistic_writer().finish();
+    Result ok = open_plan(bytes);
+    REQUIRE(ok.rc == 0);
+    std::size_t limits = section_data(bytes, TP_SEC_LIMITS);
+    std::size_t rlimits = section_data(bytes, TP_SEC_RLIMITS);
+    auto put_u64 = [](std::vector<uint8_t> b, std::size_t off, uint64_t v) {
+        std::memcpy(b.data() + off, &v, sizeof v);
+        return b;
+    };
+    expect_refused_after(put_u64(bytes, limits + offsetof(tp_limits, max_processes), TP_MAX_PROCESSES + 1),
+                         limits + offsetof(tp_limits, cpu_period_us), TP_CPU_PERIOD_US, "max_processes 4194305");
+    expect_refused_after(put_u64(bytes, limits + offsetof(tp_limits, memory_max), 4096),
+                         limits + offsetof(tp_limits, cpu_period_us), TP_CPU_PERIOD_US, "memory_max 4096 is outside");
+    expect_refused_after(bytes, limits + offsetof(tp_limits, cpu_quota_us), 999, "cpu quota 999 us");
+    expect_refused_after(bytes, limits + offsetof(tp_limits, cpu_period_us), 50000, "cpu quota 50000 us per 50000 us");
+    expect_refused_after(put_u64(bytes, limits + offsetof(tp_limits, grace_ms), 0),
+                         limits + offsetof(tp_limits, cpu_period_us), TP_CPU_PERIOD_US, "a grace goes with a timeout");
+    std::vector<uint8_t> none = bytes;
+    for (std::size_t off : {offsetof(tp_limits, max_processes), offsetof(tp_limits, memory_max),
+                            offsetof(tp_limits, timeout_ms), offsetof(tp_limits, grace_ms)})
+        none = put_u64(none, limits + off, 0);
+    expect_refused_after(none, limits + offsetof(tp_limits, cpu_quota_us), 0, "limits: the section sets no limit");
+    expect_refused_after(bytes, rlimits + offsetof(tp_rlimit, resource), 5, "rlimit 0: unknown resource 5");
+    expect_refused_after(bytes, rlimits + offsetof(tp_rlimit, resource), 16, "rlimit 0: unknown resource 16");
+    expect_refused_after(bytes, rlimits + offsetof(tp_rlimit, reserved), 1, "rlimit 0: unknown resource 4 or reserved");
+    expect_refused_after(bytes, rlimits + sizeof(tp_rlimit) + offsetof(tp_rlimit, resource), 4,
+                         "rlimit 1: resources not in ascending order");
+    expect_refused_after(bytes, rlimits + sizeof(tp_rlimit) + offsetof(tp_rlimit, soft), 5000,
+                         "rlimit 1: soft limit above the hard limit");
+}
+
 TEST_CASE("plan reader: the seccomp program is checked at load, not trusted")
 {
     std::vector<uint8_t> bytes = realistic_writer().finish();
@@ -708,10 +758,11 @@ TEST_CASE("plan reader: the seccomp program is checked at load, not trusted")
     CHECK(open_plan(cut).err ==
           "plan has a seccomp profile without its program, or a program without its profile");
 
-    // A plan whose header needs seccomp cannot lose its filter to a shorter section table.
+    // A plan whose header needs seccomp cannot lose its filter to a shorter section table
+    // (the last four: seccomp, its program, limits, rlimits).
     std::vector<uint8_t> stripped = bytes;
     std::memcpy(&h, stripped.data(), sizeof h);
-    h.section_count -= 2;
+    h.section_count -= 4;
     std::memcpy(stripped.data(), &h, sizeof h);
     reseal(stripped);
     CHECK(open_plan(stripped).err == "the header requires seccomp, but the plan has no seccomp filter");

@@ -44,6 +44,9 @@ struct Decoded {
     bool has_seccomp = false;
     tp_seccomp seccomp{};
     std::vector<tp_bpf_insn> filter;
+    bool has_limits = false, limits_required = false;
+    tp_limits limits{};
+    std::vector<tp_rlimit> rlimits;
 };
 
 Decoded decode(const std::vector<uint8_t> &bytes)
@@ -78,6 +81,12 @@ Decoded decode(const std::vector<uint8_t> &bytes)
         d.seccomp = *plan.seccomp;
         d.filter.assign(plan.seccomp_prog, plan.seccomp_prog + plan.seccomp_insn_count);
     }
+    if (plan.limits) {
+        d.has_limits = true;
+        d.limits = *plan.limits;
+        d.limits_required = (plan.limits_section_flags & TP_SECF_REQUIRED) != 0;
+    }
+    d.rlimits.assign(plan.rlimits, plan.rlimits + plan.rlimit_count);
     return d;
 }
 
@@ -118,6 +127,10 @@ std::vector<uint8_t> encode(const Decoded &d)
     w.set_exec(d.exec);
     if (d.has_seccomp)
         w.set_seccomp(d.seccomp, d.filter, true);
+    if (d.has_limits)
+        w.set_limits(d.limits, d.limits_required);
+    for (const tp_rlimit &r : d.rlimits)
+        w.add_rlimit(r);
     w.set_required_features(d.features);
     w.set_min_landlock_abi(d.min_abi);
     return w.finish();
@@ -357,6 +370,21 @@ TEST_CASE("verify: a seccomp filter that is not the policy's profile is refused"
     CHECK(f.verify_edited([](Decoded &d) { d.filter.back().k = TP_RET_ERRNO | 5000u; }) ==
           "the plan reader refuses it: seccomp program refused: instruction " + std::to_string(decode(f.plan).filter.size() - 1) +
               ": return value 0x00051388 is not KILL_PROCESS, KILL_THREAD, ERRNO(1..4095) or ALLOW");
+}
+
+TEST_CASE("verify: limits or rlimits that are not the policy's are refused")
+{
+    Fixture f;
+    CHECK(f.verify_edited([](Decoded &d) { d.rlimits.clear(); }) ==
+          "limits: the plan sets 0 rlimits, the policy 1 (core included)");
+    CHECK(f.verify_edited([](Decoded &d) { d.rlimits[0].hard = d.rlimits[0].soft = TP_RLIM_INFINITY; }) ==
+          "limits: rlimit resource 4 differs from the policy's");
+    CHECK(f.verify_edited([](Decoded &d) {
+              d.has_limits = true;
+              d.limits_required = true;
+              d.limits.timeout_ms = 1000;
+              d.limits.grace_ms = 1000;
+          }) == "limits: the plan has a limits section, the policy sets no limit");
 }
 
 TEST_CASE("verify: damaged bytes are refused by the reader")

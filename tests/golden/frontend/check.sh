@@ -2,7 +2,8 @@
 # tests/golden/frontend/check.sh TARTAROS_COMPILE — tartaros-compile's command line, end to end.
 #  - every NAME.toml here but good.toml is refused: exit 78 and a stderr exactly NAME.expected,
 #    whose first line starts with "tartaros:" (UPDATE=1 rewrites the .expected files);
-#  - good.toml compiles to a plan of mode 0644, twice to the same bytes, and --explain prints it;
+#  - good.toml compiles to a plan of mode 0644, twice to the same bytes, and --explain prints it
+#    (its limits step too);
 #  - bad command lines, an unreadable policy and a damaged plan are refusals too.
 set -u
 compile=$(realpath "$1")
@@ -54,6 +55,9 @@ cmp -s plan.bin first.bin || fail "the same policy gave different plans"
 [ -s explain.txt ] || fail "--explain printed nothing"
 "$compile" --explain plan.bin --json >explain.json || fail "--explain --json failed"
 [ -s explain.json ] || fail "--explain --json printed nothing"
+grep -q '^[0-9]*\. limits: max_processes, memory_max, timeout (required' explain.txt ||
+    fail "--explain has no limits step"
+grep -q '^   [0-9.]* rlimit core 0  (default)$' explain.txt || fail "--explain does not show the default core = 0"
 
 refused "tartaros: cannot read missing.toml: No such file or directory" missing.toml -o x.bin
 refused "tartaros: usage: " good.toml
@@ -75,8 +79,8 @@ refused "tartaros: truncated.bin: does not implement good.toml: the plan reader 
 refused "tartaros: usage: " --verify
 refused "tartaros: usage: " --verify plan.bin good.toml other.toml
 refused "tartaros: usage: " --verify plan.bin --json
-cp good.toml changed.toml
-printf '[process]\nisolate_pids = false\n' >>changed.toml
+sed 's/^max_processes = 64$/max_processes = 65/' good.toml >changed.toml
+cmp -s good.toml changed.toml && fail "changed.toml is not changed"
 refused "tartaros: plan.bin: does not implement changed.toml: " --verify plan.bin changed.toml
 # The plan with every EPERM return of its seccomp program made ALLOW and the checksum resealed,
 # so only translation validation can tell: --verify names a call and both answers.
