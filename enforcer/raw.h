@@ -72,3 +72,76 @@ inline long raw_waitpid(pid_t pid, int *status)
     while (ret == -EINTR);
     return ret;
 }
+
+/* Raw calls for the cgroup warden (cgroup_warden.cpp), which runs on the supervisor's memory
+ * and may outlive it. Each returns the kernel's result or -errno. */
+inline long raw_syscall3(long nr, long a, long b, long c)
+{
+    return raw_syscall4(nr, a, b, c, 0);
+}
+
+inline long raw_open(const char *path, int flags)
+{
+    return raw_syscall4(SYS_openat, -100 /* AT_FDCWD */, (long)path, flags, 0);
+}
+
+inline long raw_write(int fd, const void *buf, size_t len)
+{
+    return raw_syscall3(SYS_write, fd, (long)buf, (long)len);
+}
+
+/* unlinkat(AT_FDCWD, path, flags): flags 0 for a file, AT_REMOVEDIR (0x200) for a directory. */
+inline long raw_unlink(const char *path, int flags)
+{
+    return raw_syscall3(SYS_unlinkat, -100, (long)path, flags);
+}
+
+/* faccessat(AT_FDCWD, path, mode) */
+inline long raw_access(const char *path, int mode)
+{
+    return raw_syscall3(SYS_faccessat, -100, (long)path, mode);
+}
+
+inline long raw_kill(pid_t pid, int sig)
+{
+    return raw_syscall2(SYS_kill, pid, sig);
+}
+
+inline void raw_sleep_ms(unsigned ms)
+{
+    struct {
+        long sec, nsec;
+    } ts = {(long)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    raw_syscall2(SYS_nanosleep, (long)&ts, 0);
+}
+
+/* poll(2) on one fd; the number of ready fds (0 or 1) or -errno. */
+inline long raw_poll1(int fd, short events, int timeout_ms)
+{
+    struct {
+        int fd;
+        short events, revents;
+    } p = {fd, events, 0};
+    return raw_syscall3(SYS_poll, (long)&p, 1, timeout_ms);
+}
+
+inline long raw_fcntl(int fd, int cmd, long arg)
+{
+    return raw_syscall3(SYS_fcntl, fd, cmd, arg);
+}
+
+inline long raw_close_range(unsigned first, unsigned last)
+{
+    return raw_syscall3(SYS_close_range, first, last, 0);
+}
+
+inline long raw_setsid()
+{
+    return raw_syscall2(SYS_setsid, 0, 0);
+}
+
+[[noreturn]] inline void raw_exit_group(int code)
+{
+    for (;;)
+        raw_syscall2(SYS_exit_group, code, 0);
+}
