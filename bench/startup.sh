@@ -7,7 +7,9 @@
 #     hyperfine's shell (whose spawn time hyperfine subtracts; bare pays it too).
 #  3. the network modes, without a shell: the same policy as is (mode none), plus
 #     `[network] allow_domains` (proxy: tartaros-proxy starts next to tartaros-exec and init
-#     waits for its "ready"), plus `local_ports` (ports: the same proxy, relaying one port).
+#     waits for its "ready"), plus `local_ports` (ports: the same proxy, relaying one port);
+#     and the policy plus `[process]` limits (a cgroup made, joined, killed and removed per
+#     run; as root only, since an unprivileged caller gets no cgroup on this machine kind).
 #
 # The policy is the one the peers were measured with (PEERS.md §1): the work directory
 # writable, everything else read-only, one directory unreadable, no network, private PID
@@ -59,8 +61,11 @@ EOF
 FREE_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 { cat "$TMP/bench.toml"; printf '[network]\nallow_domains = ["example.com"]\n'; } > "$TMP/proxy.toml"
 { cat "$TMP/bench.toml"; printf '[network]\nlocal_ports = [%s]\n' "$FREE_PORT"; } > "$TMP/ports.toml"
+{ sed '/^\[process\]/,$d' "$TMP/bench.toml"
+  printf '[process]\nmax_processes = 64\nmemory_max = "4G"\ncpu_max = 2\n'; } > "$TMP/limits.toml"
 "$COMPILE" "$TMP/proxy.toml" -o "$TMP/proxy.plan"
 "$COMPILE" "$TMP/ports.toml" -o "$TMP/ports.plan"
+"$COMPILE" "$TMP/limits.toml" -o "$TMP/limits.plan"
 
 # The plan's seccomp program (section TP_SEC_SECCOMP_BPF, ir/FORMAT.md), for bubblewrap.
 python3 - "$TMP/bench.plan" "$TMP/filter.bpf" <<'EOF'
@@ -105,6 +110,13 @@ sys.exit(0 if s.recv(64).startswith(b"HTTP/1.1 403") else 1)' \
   || die "the proxy mode does not answer with a refusal; not measuring it"
 "$EXEC" "$TMP/ports.plan" -- python3 -c "import socket; socket.create_connection(('127.0.0.1', $FREE_PORT), 5)" \
   || die "the ports mode does not listen on 127.0.0.1:$FREE_PORT inside; not measuring it"
+# ... and the limits must be a cgroup's: 100 background sleeps stop at max_processes.
+LIMITS=""
+if [ "$(id -u)" = 0 ]; then
+  "$EXEC" "$TMP/limits.plan" -- /bin/sh -c 'for i in $(seq 100); do sleep 1 & done 2>/dev/null; wait' 2>&1 \
+    | grep -q "max_processes 64 .*reached" || die "the limits plan does not stop forks at 64; not measuring it"
+  LIMITS=limits
+fi
 
 cd "$WS"
 hyperfine -N --warmup "$WARMUP" --runs "$RUNS" \
@@ -150,7 +162,8 @@ hyperfine -N --warmup "$WARMUP" --runs "$RUNS" \
   -n bare "/bin/true" \
   -n none "$OURS /bin/true" \
   -n proxy "$EXEC $TMP/proxy.plan -- /bin/true" \
-  -n ports "$EXEC $TMP/ports.plan -- /bin/true"
+  -n ports "$EXEC $TMP/ports.plan -- /bin/true" \
+  ${LIMITS:+-n limits "$EXEC $TMP/limits.plan -- /bin/true"}
 
 python3 - "$OUT/startup-network.json" <<'EOF'
 import json, sys
@@ -159,10 +172,12 @@ res = {r["command"]: r for r in results}
 ms = lambda s: s * 1000.0
 bare, none = res["bare"], res["none"]
 print()
-print("| network mode | median ms | min ms | added ms over bare (median) "
+print("| mode | median ms | min ms | added ms over bare (median) "
       "| added ms over none (median) | added ms over none (min) |")
 print("|---|---:|---:|---:|---:|---:|")
-for name in ("bare", "none", "proxy", "ports"):
+for name in ("bare", "none", "proxy", "ports", "limits"):
+    if name not in res:
+        continue
     r = res[name]
     over_bare = "—" if name == "bare" else "%+.2f" % ms(r["median"] - bare["median"])
     over_none = ("—", "—") if name in ("bare", "none") else (

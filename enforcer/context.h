@@ -16,6 +16,8 @@ struct plan_identity {
     ino_t ino;
 };
 
+struct run_limits;
+
 struct run_ctx {
     const struct tp_plan *plan;
     const char *plan_path;     /* as the caller gave it, for messages */
@@ -34,6 +36,8 @@ struct run_ctx {
     unsigned landlock_abi;      /* ABI in use; 0 = Landlock is not applied */
     bool seccomp;               /* load the plan's seccomp filter */
     bool mediate_connect;       /* mediate the command's connect() calls (mediator.h) */
+    bool share_terminal;        /* the command stays in the caller's session (init.cpp) */
+    run_limits *limits;         /* cgroup, rlimits and timeout of the run (run_limits.h) */
 
     struct exit_notice *exit_notice;  /* shared by the supervisor and init; NULL = none */
     int net_channel;  /* init's end of the channel to tartaros-proxy (egress.h); -1 = none */

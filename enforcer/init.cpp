@@ -2,8 +2,12 @@
 #include "init.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -14,9 +18,11 @@
 #include "launch.h"
 #include "mediator.h"
 #include "mounts.h"
+#include "preflight.h"
 #include "process.h"
 #include "raw.h"
 #include "report.h"
+#include "run_limits.h"
 #include "signals.h"
 
 namespace {
@@ -41,11 +47,57 @@ void wait_for_release(int fd)
  * so the command inherits it: TIOCSTI on the caller's terminal then fails with EPERM, and
  * the terminal's signals (Ctrl-C) reach only the supervisor's process group, so the command
  * gets each one exactly once, forwarded supervisor -> init -> command. The command keeps
- * the terminal as its stdin/stdout/stderr. */
-void leave_terminal_session()
+ * the terminal as its stdin/stdout/stderr.
+ * Unless the command needs the terminal (preflight: it is the caller's, in the foreground):
+ * then it stays in the caller's session and process group, so an interactive shell has job
+ * control, the terminal's signals reach it directly, and the seccomp filter's TIOCSTI and
+ * TIOCLINUX refusal (which preflight requires for this) keeps input injection out. */
+void leave_terminal_session(const run_ctx *ctx)
 {
-    if (setsid() < 0)
+    if (!ctx->share_terminal && setsid() < 0)
         fail(EXIT_STARTUP, "cannot start a new session: setsid: %s", strerror(errno));
+}
+
+/* Init is in the run's cgroup (the supervisor moved it before the release): a cgroup
+ * namespace made now has that cgroup as its root, so the sandbox sees "/" and cannot name
+ * the caller's cgroups. */
+void enter_cgroup_namespace(run_ctx *ctx)
+{
+    if (ctx->limits->cgroup == nullptr || !(ctx->clone_flags & CLONE_NEWCGROUP))
+        return;
+    if (unshare(CLONE_NEWCGROUP) == 0)
+        return;
+    char reason[96];
+    snprintf(reason, sizeof reason, "unshare(CLONE_NEWCGROUP) failed: %s", strerror(errno));
+    degrade_namespaces_late(ctx, CLONE_NEWCGROUP, reason);
+}
+
+/* Without a PID namespace nothing ends what the command leaves running when it exits; init,
+ * its subreaper, does: it kills each child it still has until none is left (the orphans of
+ * the killed become its children in turn). */
+void end_leftover_children()
+{
+    for (;;) {
+        int fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return;  /* no /proc in the sandbox (every plan mounts one): nothing to see */
+        char list[4096];
+        ssize_t n = read(fd, list, sizeof list - 1);
+        close(fd);
+        list[n > 0 ? n : 0] = '\0';
+        int killed = 0;
+        for (char *p = list;;) {
+            char *end;
+            long pid = strtol(p, &end, 10);
+            if (end == p)
+                break;
+            killed += pid > 0 && kill((pid_t)pid, SIGKILL) == 0;
+            p = end;
+        }
+        int status;
+        if (waitpid(-1, &status, killed ? 0 : WNOHANG) <= 0 && (killed == 0 || errno == ECHILD))
+            return;
+    }
 }
 
 /* The mounts replace what the working directory's fd points to; the path is kept. */
@@ -74,9 +126,50 @@ void set_hostname(const run_ctx *ctx)
         warn("hostname %s not set: %s", name, strerror(errno));
 }
 
-[[noreturn]] void reap_until_exit(pid_t command, exit_notice *notice)
+/* Without a PID namespace, init's parent-death signal is one it catches (kSupervisorGone):
+ * a killed supervisor must not leave the command's orphans running, so init ends them
+ * before it exits. With one, SIGKILL: the kernel ends the namespace. */
+constexpr int kSupervisorGone = SIGPWR;
+volatile sig_atomic_t g_supervisor_gone = 0;
+
+void on_supervisor_gone(int)
 {
+    g_supervisor_gone = 1;
+}
+
+/* First thing in init, raw (the supervisor runs C code on this memory): the signal is held
+ * until init can act on it (watch_for_supervisor_death). */
+void tie_to_supervisor(const run_ctx *ctx)
+{
+    if (!ctx->pid_ns) {
+        uint64_t held = 1ull << (kSupervisorGone - 1);
+        raw_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&held, 0, sizeof held);
+    }
+    raw_syscall6(SYS_prctl, PR_SET_PDEATHSIG, ctx->pid_ns ? SIGKILL : kSupervisorGone, 0, 0, 0, 0);
+}
+
+void watch_for_supervisor_death(const run_ctx *ctx)
+{
+    if (ctx->pid_ns)
+        return;
+    struct sigaction sa = {};
+    sa.sa_handler = on_supervisor_gone;  /* no SA_RESTART: it interrupts waitpid */
+    sigemptyset(&sa.sa_mask);
+    sigaction(kSupervisorGone, &sa, nullptr);
+    sigset_t held;
+    sigemptyset(&held);
+    sigaddset(&held, kSupervisorGone);
+    sigprocmask(SIG_UNBLOCK, &held, nullptr);
+}
+
+[[noreturn]] void reap_until_exit(const run_ctx *ctx, pid_t command, exit_notice *notice)
+{
+    watch_for_supervisor_death(ctx);
     for (;;) {
+        if (g_supervisor_gone) {
+            end_leftover_children();
+            _exit(128 + SIGKILL);
+        }
         int status = 0;
         pid_t pid = waitpid(-1, &status, 0);
         if (pid < 0 && errno == EINTR)
@@ -84,6 +177,8 @@ void set_hostname(const run_ctx *ctx)
         if (pid < 0)
             _exit(EXIT_STARTUP);  /* ECHILD: cannot happen while the command is our child */
         if (pid == command) {
+            if (!ctx->pid_ns)
+                end_leftover_children();
             exit_notice_post(notice, exit_code_of(status));
             _exit(exit_code_of(status));
         }
@@ -103,11 +198,12 @@ int exit_code_of(int wait_status)
 
 void init_main(run_ctx *ctx, int release_fd, int status_fd)
 {
-    raw_syscall6(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0);
+    tie_to_supervisor(ctx);
     wait_for_release(release_fd);
     report_to_supervisor(status_fd);
     exit_notice_arm(ctx->exit_notice);
-    leave_terminal_session();
+    enter_cgroup_namespace(ctx);
+    leave_terminal_session(ctx);
     if (!ctx->pid_ns)
         prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     command_launch launch = launch_early(ctx);
@@ -130,7 +226,7 @@ void init_main(run_ctx *ctx, int release_fd, int status_fd)
     report_to_supervisor(-1);
     /* The channel stays open while init lives: its end tells the proxy the run is over. */
     close_fds_except(ctx->net_channel, -1);
-    signals_forward_to(command, FORWARD_FROM_INIT);
+    signals_forward_to(command, FORWARD_FROM_INIT, ctx->share_terminal);
     drop_capabilities(false);
-    reap_until_exit(command, ctx->exit_notice);
+    reap_until_exit(ctx, command, ctx->exit_notice);
 }

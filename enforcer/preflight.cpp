@@ -13,10 +13,11 @@
 #include "arena.h"
 #include "landlock.h"
 #include "mediator.h"
-#include "seccomp.h"
 #include "mount_tree.h"
 #include "paths.h"
 #include "report.h"
+#include "run_limits.h"
+#include "seccomp.h"
 #include "syscalls.h"
 
 namespace {
@@ -29,6 +30,7 @@ struct loss {
     const char *what;   /* the policy field, e.g. "write_denies" */
     const char *needs;  /* the kernel feature it needs */
     const char *why;    /* why this host refuses it */
+    const char *instead;  /* a weaker mechanism that carries it instead, or NULL */
 };
 
 struct loss_list {
@@ -36,7 +38,8 @@ struct loss_list {
     int count;
 };
 
-void add_loss(loss_list *list, bool required, const char *what, const char *needs, const char *why)
+void add_loss(loss_list *list, bool required, const char *what, const char *needs, const char *why,
+              const char *instead = nullptr)
 {
     for (int i = 0; i < list->count; i++) {
         if (strcmp(list->items[i].what, what) == 0) {
@@ -45,7 +48,7 @@ void add_loss(loss_list *list, bool required, const char *what, const char *need
         }
     }
     if (list->count < (int)(sizeof list->items / sizeof list->items[0]))
-        list->items[list->count++] = {required, what, needs, why};
+        list->items[list->count++] = {required, what, needs, why, instead};
 }
 
 /* Refuses on the first loss that may not degrade; only then warns: one line per cause,
@@ -59,6 +62,13 @@ void settle(const run_ctx *ctx, const loss_list *list)
                    l.what, l.needs, l.why);
     }
     bool warned[sizeof list->items / sizeof list->items[0]] = {};
+    for (int i = 0; i < list->count; i++) {
+        const loss &l = list->items[i];
+        if (l.instead == nullptr)
+            continue;
+        warned[i] = true;
+        warn("weakened: %s (%s): %s", l.what, l.why, l.instead);
+    }
     for (int i = 0; i < list->count; i++) {
         if (warned[i])
             continue;
@@ -291,6 +301,29 @@ void decide_mediation(run_ctx *ctx, loss_list *losses)
              "host unix sockets outside /run and /tmp", "seccomp user notification", why);
 }
 
+void lose_limit(void *arg, bool required, const char *what, const char *needs, const char *why,
+                const char *instead)
+{
+    add_loss((loss_list *)arg, required, what, needs, why, instead);
+}
+
+/* The command keeps the caller's terminal session (job control) only when it is the caller's
+ * foreground terminal and the filter refuses TIOCSTI and TIOCLINUX (init.cpp). */
+void decide_terminal(run_ctx *ctx)
+{
+    const tp_seccomp *sc = ctx->plan->seccomp;
+    bool tiocsti_refused = ctx->seccomp && sc != nullptr && (sc->profile & TP_SC_HARDEN);
+    pid_t foreground = tiocsti_refused ? tcgetpgrp(STDIN_FILENO) : -1;
+    ctx->share_terminal = foreground > 0 && foreground == getpgrp();
+}
+
+/* After the namespaces: without a PID namespace the cgroup is also the kill switch. */
+void decide_limits(run_ctx *ctx, loss_list *losses)
+{
+    limits_prepare(ctx);
+    limits_decide(ctx, lose_limit, losses);
+}
+
 }  // namespace
 
 void preflight(run_ctx *ctx)
@@ -301,7 +334,9 @@ void preflight(run_ctx *ctx)
     decide_seccomp(ctx, &losses);
     decide_namespaces(ctx, &losses);
     decide_mediation(ctx, &losses);
+    decide_limits(ctx, &losses);
     settle(ctx, &losses);
+    decide_terminal(ctx);
 }
 
 void degrade_namespaces(run_ctx *ctx, const char *reason)

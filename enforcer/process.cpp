@@ -14,6 +14,7 @@
 #include "landlock.h"
 #include "mediator.h"
 #include "report.h"
+#include "run_limits.h"
 #include "seccomp.h"
 #include "signals.h"
 #include "syscalls.h"
@@ -226,6 +227,7 @@ void command_main(const run_ctx *ctx, pid_t init_pid, int ruleset)
         _exit(EXIT_STARTUP);  /* init is gone: nobody is left to report to */
     char **envp = build_environment(ctx->plan);
     close_inherited_fds_at_exec(report_fd(), ruleset);
+    limits_apply_rlimits(ctx);
     drop_capabilities(true);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         fail(EXIT_STARTUP, "no_new_privs: %s", strerror(errno));

@@ -8,14 +8,18 @@
 
 #include <sys/types.h>
 
-/* Blocks the forwarded signals in the calling process (inherited by clone and fork). */
+/* Blocks the forwarded signals in the calling process (inherited by clone and fork), and
+ * notes which of them the caller ignores: those are never forwarded and stay ignored. */
 void signals_block_forwarded();
 
 /* Who forwards: each has its own target, as the two share memory. */
 enum forwarder { FORWARD_FROM_SUPERVISOR = 0, FORWARD_FROM_INIT = 1 };
 
-/* Forwards every forwarded signal to `pid` from now on, then unblocks them. */
-void signals_forward_to(pid_t pid, forwarder from);
+/* Forwards every forwarded signal to `pid` from now on, then unblocks them. With
+ * `terminal_shared`, signals the terminal sends are not forwarded: the command gets them
+ * from the terminal itself. */
+void signals_forward_to(pid_t pid, forwarder from, bool terminal_shared);
 
-/* In a freshly created child: default dispositions, nothing blocked. */
+/* In a freshly created child: default dispositions (ignored for what the caller ignores),
+ * nothing blocked. */
 void signals_restore_defaults();

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "egress.h"
 #include "exit_notice.h"
 #include "init.h"
@@ -18,6 +19,7 @@
 #include "preflight.h"
 #include "raw.h"
 #include "report.h"
+#include "run_limits.h"
 #include "signals.h"
 #include "syscalls.h"
 
@@ -77,8 +79,10 @@ pid_t spawn_init(run_ctx *ctx, pipe_fds release, pipe_fds status)
     char *stack = init_stack_top();
     g_init_start = {ctx, release, status};
     for (;;) {
-        /* The network and IPC namespaces are made by init, in parallel with the mount tree. */
-        unsigned long flags = (ctx->clone_flags & ~kLateNamespaces) | CLONE_VM | SIGCHLD;
+        /* The network and IPC namespaces are made by init, in parallel with the mount tree;
+         * the cgroup namespace by init once it is in the run's cgroup, so that it is the root. */
+        unsigned long late = kLateNamespaces | (ctx->limits->cgroup ? CLONE_NEWCGROUP : 0ul);
+        unsigned long flags = (ctx->clone_flags & ~late) | CLONE_VM | SIGCHLD;
         pid_t pid = clone(init_entry, stack, (int)flags, &g_init_start);
         if (pid > 0)
             return pid;
@@ -161,6 +165,16 @@ void remove_synthetic(const synthetic_mountpoint *s)
     close(anchor);
 }
 
+/* Init could not be set up (id maps, cgroup): it dies before it has run anything. */
+[[noreturn]] void abandon_init(run_ctx *ctx, pid_t init, const char *what, const char *why)
+{
+    int ignored;
+    kill(init, SIGKILL);
+    wait_for(init, &ignored);
+    limits_finish(ctx, EXIT_STARTUP);
+    fail(EXIT_STARTUP, "cannot %s: %s", what, why);
+}
+
 }  // namespace
 
 int run_supervisor(run_ctx *ctx)
@@ -168,38 +182,42 @@ int run_supervisor(run_ctx *ctx)
     pipe_fds release = make_pipe();
     pipe_fds status = make_pipe();
     ctx->exit_notice = exit_notice_create();
+    limits_create_cgroup(ctx);
     egress_start(ctx);
     signals_block_forwarded();
     pid_t init = spawn_init(ctx, release, status);
     egress_release_sandbox_end(ctx);
     close(release.read_end);
     close(status.write_end);
-    signals_forward_to(init, FORWARD_FROM_SUPERVISOR);
+    signals_forward_to(init, FORWARD_FROM_SUPERVISOR, ctx->share_terminal);
     if (ctx->clone_flags & CLONE_NEWUSER) {
         const char *what = write_id_maps(ctx, init);
-        if (what != nullptr) {
-            int err = errno, ignored;
-            kill(init, SIGKILL);
-            wait_for(init, &ignored);
-            fail(EXIT_STARTUP, "cannot write the sandbox's %s: %s", what, strerror(err));
-        }
+        if (what != nullptr)
+            abandon_init(ctx, init, arena_concat3("write the sandbox's ", what, ""), strerror(errno));
     }
+    char why[256];
+    if (!limits_attach(ctx, init, why, sizeof why))
+        abandon_init(ctx, init, "move the sandbox into its cgroup", why);
     if (write(release.write_end, "1", 1) != 1)
         fail(EXIT_STARTUP, "cannot release the sandbox: %s", strerror(errno));
     /* From the release on, init runs C code on this memory: raw calls only until it is gone. */
     raw_close(release.write_end);
+    limits_arm_timeout(ctx, init);
 
     sandbox_outcome outcome = {};
     read_sandbox_outcome(status.read_end, &outcome);
     raw_close(status.read_end);
+    limits_protect_supervisor(ctx, init);
     /* The command runs. Once init posts its exit code, return it without waiting for init's
      * namespaces to be torn down (as bubblewrap does): init is exiting, which kills whatever
-     * is left in its PID namespace. Synthetic mountpoints are removed only once the sandbox
-     * is gone, so then init is waited for. */
+     * is left in its PID namespace. Synthetic mountpoints and the run's cgroup are removed
+     * only once the sandbox is gone, so then init is waited for. */
     int code = 0;
-    if (!outcome.failed && outcome.synthetic == nullptr && exit_notice_wait(ctx->exit_notice, &code)) {
+    bool posted = !outcome.failed && exit_notice_wait(ctx->exit_notice, &code);
+    limits_disarm_timeout();
+    if (posted && outcome.synthetic == nullptr && ctx->limits->cgroup == nullptr) {
         egress_stop();
-        return code;
+        return limits_finish(ctx, code);
     }
     int wait_err = 0;
     int wait_status = wait_for(init, &wait_err);
@@ -208,10 +226,11 @@ int run_supervisor(run_ctx *ctx)
     for (const synthetic_mountpoint *s = outcome.synthetic; s; s = s->next)
         remove_synthetic(s);
     if (outcome.failed) {
+        limits_finish(ctx, outcome.code);
         print_reported_failure(&outcome);
         return outcome.code;
     }
-    if (wait_status < 0)
+    if (!posted && wait_status < 0)
         fail(EXIT_STARTUP, "waitpid: %s", strerror(wait_err));
-    return exit_code_of(wait_status);
+    return limits_finish(ctx, posted ? code : exit_code_of(wait_status));
 }

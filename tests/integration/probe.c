@@ -5,6 +5,9 @@
  * failed, and for some operations a second line `LABEL.data=...`. Exit status 0 or 1.
  * The shell cannot express several of these (O_PATH, /proc/self/fd reopen, linkat of an
  * fd, a nested user namespace), and errno names make the assertions exact.
+ * limits.sh and lifecycle.sh use the resource operations at the end (fork-count, fork-bomb,
+ * hog, spin, rlimit, fsize-write, ns-cgroup-write, hopper...): a hostile command's moves,
+ * each bounded in time so that a limit that does not hold cannot take the host down.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -21,13 +24,16 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *label;
@@ -460,6 +466,273 @@ static int op_unix_race(const char *own, const char *host, const char *rounds) {
     return 0;
 }
 
+/* --- resource limits and lifecycle (limits.sh, lifecycle.sh) --- */
+
+/* Forks children that wait to be killed until a fork fails or `max` exist; the result is
+ * the failure's errno (ok when all `max` succeeded), data = children made. The children die
+ * with the probe (SIGKILL here, PDEATHSIG should the probe be killed). */
+static int op_fork_count(const char *max_text) {
+    long max = strtol(max_text, NULL, 10);
+    pid_t *kids = calloc((size_t)(max > 0 ? max : 1), sizeof *kids);
+    long made = 0;
+    int err = 0;
+    pid_t self = getpid();
+    while (made < max) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            err = errno;
+            break;
+        }
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != self) _exit(0);
+            for (;;) pause();
+        }
+        kids[made++] = pid;
+    }
+    for (long i = 0; i < made; i++) kill(kids[i], SIGKILL);
+    for (long i = 0; i < made; i++) waitpid(kids[i], NULL, 0);
+    free(kids);
+    if (err) fail_with(err);
+    else report(0);
+    printf("%s.data=%ld\n", label, made);
+    return 0;
+}
+
+/* The same from a fresh user namespace: its tasks are counted for another (namespace, uid),
+ * which must not reset a limit the sandbox runs under. */
+static int op_ns_fork_count(const char *max_text) {
+    if (unshare(CLONE_NEWUSER) != 0) {
+        printf("%s.step=unshare\n", label);
+        return report(-1);
+    }
+    return op_fork_count(max_text);
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A fork bomb: every process forks as fast as it can, and so does every child, until
+ * `seconds` have passed (a bound for the host's sake should no limit hold). A refused fork
+ * is retried after 1 ms, so a bomb held at its limit does not also starve the other tests
+ * of CPU. The result is ok, data = the forks that failed in this (the first) process. */
+static int op_fork_bomb(const char *seconds) {
+    double deadline = now_seconds() + strtod(seconds, NULL);
+    pid_t first = getpid();
+    long refused = 0;
+    struct timespec backoff = {0, 1000000};
+    while (now_seconds() < deadline) {
+        pid_t pid = fork();
+        if (pid >= 0) continue;
+        if (getpid() == first) refused++;
+        nanosleep(&backoff, NULL);
+    }
+    if (getpid() != first) _exit(0);
+    report(0);
+    printf("%s.data=%ld\n", label, refused);
+    return 0;
+}
+
+/* Allocates and touches `mb` MiB, one MiB at a time; ok with data = MiB touched. An OOM
+ * kill ends the process before it prints anything. */
+static int op_hog(const char *mb_text) {
+    long mb = strtol(mb_text, NULL, 10);
+    for (long i = 0; i < mb; i++) {
+        char *chunk = malloc(1 << 20);
+        if (!chunk) return report(-1);
+        memset(chunk, (int)(i | 1), 1 << 20);
+    }
+    report(0);
+    printf("%s.data=%ld\n", label, mb);
+    return 0;
+}
+
+static volatile int spin_stop;
+
+static void *spin_thread(void *arg) {
+    (void)arg;
+    volatile unsigned long n = 0;
+    while (!spin_stop) n++;
+    return NULL;
+}
+
+/* Busy loops in `threads` threads (the caller's one included) for `seconds` of wall time;
+ * data = the process's CPU time (user + system, all threads) per wall time in permille. */
+static int op_spin(const char *seconds, const char *threads_text) {
+    long threads = threads_text ? strtol(threads_text, NULL, 10) : 1;
+    pthread_t extra[64];
+    if (threads < 1 || threads > 64) return fail_with(EINVAL);
+    double start = now_seconds();
+    double deadline = start + strtod(seconds, NULL);
+    for (long i = 1; i < threads; i++)
+        if (pthread_create(&extra[i], NULL, spin_thread, NULL) != 0) return fail_with(EAGAIN);
+    volatile unsigned long n = 0;
+    while (now_seconds() < deadline) n++;
+    spin_stop = 1;
+    for (long i = 1; i < threads; i++) pthread_join(extra[i], NULL);
+    double wall = now_seconds() - start;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return report(-1);
+    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    report(0);
+    printf("%s.data=%ld\n", label, (long)(cpu / wall * 1000.0));
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    int resource;
+} rlimit_names[] = {
+    {"cpu", RLIMIT_CPU},       {"fsize", RLIMIT_FSIZE},   {"data", RLIMIT_DATA},
+    {"stack", RLIMIT_STACK},   {"core", RLIMIT_CORE},     {"nproc", RLIMIT_NPROC},
+    {"nofile", RLIMIT_NOFILE}, {"memlock", RLIMIT_MEMLOCK}, {"as", RLIMIT_AS},
+};
+
+static int rlimit_number(const char *name) {
+    for (size_t i = 0; i < sizeof rlimit_names / sizeof rlimit_names[0]; i++)
+        if (strcmp(rlimit_names[i].name, name) == 0) return rlimit_names[i].resource;
+    return -1;
+}
+
+static void print_rlim(rlim_t value) {
+    if (value == RLIM_INFINITY) printf("unlimited");
+    else printf("%llu", (unsigned long long)value);
+}
+
+/* data = SOFT:HARD of the named resource ("unlimited" for RLIM_INFINITY). */
+static int op_rlimit(const char *name) {
+    int resource = rlimit_number(name);
+    struct rlimit rl;
+    if (resource < 0) return fail_with(EINVAL);
+    if (getrlimit(resource, &rl) != 0) return report(-1);
+    report(0);
+    printf("%s.data=", label);
+    print_rlim(rl.rlim_cur);
+    printf(":");
+    print_rlim(rl.rlim_max);
+    printf("\n");
+    return 0;
+}
+
+/* Tries to raise the named resource's hard limit (and soft) to unlimited. */
+static int op_raise_rlimit(const char *name) {
+    int resource = rlimit_number(name);
+    if (resource < 0) return fail_with(EINVAL);
+    struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
+    return report(setrlimit(resource, &rl));
+}
+
+/* Writes `bytes` zero bytes to PATH in 64 KiB steps with SIGXFSZ ignored, so a write past
+ * RLIMIT_FSIZE fails with EFBIG instead of killing; data = bytes written. */
+static int op_fsize_write(const char *path, const char *bytes_text) {
+    signal(SIGXFSZ, SIG_IGN);
+    long long want = strtoll(bytes_text, NULL, 10), done = 0;
+    static char buf[65536];
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return report(-1);
+    int rc = 0;
+    while (done < want) {
+        size_t step = want - done < (long long)sizeof buf ? (size_t)(want - done) : sizeof buf;
+        ssize_t n = write(fd, buf, step);
+        if (n < 0) {
+            rc = -1;
+            break;
+        }
+        done += n;
+    }
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    report(rc);
+    printf("%s.data=%lld\n", label, done);
+    return 0;
+}
+
+/* In a child: a fresh user, mount and cgroup namespace (full capabilities over them), then
+ * mount the cgroup hierarchy `controller` ("cgroup2" for the unified one) on `mountpoint`
+ * and write `value` into its root's `file` (e.g. pids.max = max: lifting the run's limit).
+ * ok means the write succeeded; a failure prints the step. */
+static int op_ns_cgroup_write(const char *controller, const char *file, const char *value,
+                              const char *mountpoint) {
+    int pipefd[2];
+    if (pipe(pipefd) != 0) return report(-1);
+    pid_t pid = fork();
+    if (pid < 0) return report(-1);
+    if (pid == 0) {
+        const char *step = "unshare";
+        int err = 0;
+        uid_t uid = geteuid();
+        gid_t gid = getegid();
+        char map[64], path[4096];
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWCGROUP) != 0) {
+            err = errno;
+        } else {
+            snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
+            write_text_file("/proc/self/setgroups", "deny");
+            write_text_file("/proc/self/uid_map", map);
+            snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
+            write_text_file("/proc/self/gid_map", map);
+            int is_v2 = strcmp(controller, "cgroup2") == 0;
+            step = "mount";
+            if (mount("cgroup", mountpoint, is_v2 ? "cgroup2" : "cgroup", 0, is_v2 ? NULL : controller) != 0) {
+                err = errno;
+            } else {
+                step = "write";
+                snprintf(path, sizeof path, "%s/%s", mountpoint, file);
+                if (write_text_file(path, value) != 0) err = errno;
+            }
+        }
+        dprintf(pipefd[1], "%s", step);
+        _exit(err);
+    }
+    close(pipefd[1]);
+    char step[32] = "";
+    ssize_t n = read(pipefd[0], step, sizeof step - 1);
+    step[n > 0 ? n : 0] = '\0';
+    close(pipefd[0]);
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0) return report(-1);
+    if (!WIFEXITED(status)) return fail_with(EINTR);
+    if (WEXITSTATUS(status) != 0) printf("%s.step=%s\n", label, step);
+    return WEXITSTATUS(status) == 0 ? report(0) : fail_with(WEXITSTATUS(status));
+}
+
+/* Detaches (double fork, new session, stdio closed) and hops: every `ms` milliseconds the
+ * process forks its successor and exits, so its pid keeps changing under whoever tries to
+ * kill it; ends by itself after `seconds` (a bound for the host's sake). Prints ok at once;
+ * the extra arguments are markers for the host to find it by. */
+static int op_hopper(const char *seconds, const char *ms_text) {
+    double deadline = now_seconds() + strtod(seconds, NULL);
+    long ms = strtol(ms_text, NULL, 10);
+    report(0);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) return report(-1);
+    if (pid > 0) {
+        waitpid(pid, NULL, 0);
+        return 0;
+    }
+    setsid();
+    int null = open("/dev/null", O_RDWR);
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(null, 2);
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    struct timespec pause_ts = {ms / 1000, (ms % 1000) * 1000000};
+    while (now_seconds() < deadline) {
+        pid = fork();
+        if (pid > 0) _exit(0);
+        if (pid < 0) nanosleep(&pause_ts, NULL);
+        nanosleep(&pause_ts, NULL);
+    }
+    _exit(0);
+}
+
 static void quiet_exit(int sig) {
     (void)sig;
     _exit(0);
@@ -516,5 +789,15 @@ int main(int argc, char **argv) {
     if (strcmp(op, "unix-connect") == 0) return op_unix_connect(a);
     if (strcmp(op, "unix-connect-opath") == 0) return op_unix_connect_opath(a);
     if (strcmp(op, "unix-race") == 0 && b && argc > 5) return op_unix_race(a, b, argv[5]);
+    if (strcmp(op, "fork-count") == 0) return op_fork_count(a);
+    if (strcmp(op, "ns-fork-count") == 0) return op_ns_fork_count(a);
+    if (strcmp(op, "fork-bomb") == 0) return op_fork_bomb(a);
+    if (strcmp(op, "hog") == 0) return op_hog(a);
+    if (strcmp(op, "spin") == 0) return op_spin(a, b);
+    if (strcmp(op, "rlimit") == 0) return op_rlimit(a);
+    if (strcmp(op, "raise-rlimit") == 0) return op_raise_rlimit(a);
+    if (strcmp(op, "fsize-write") == 0 && b) return op_fsize_write(a, b);
+    if (strcmp(op, "ns-cgroup-write") == 0 && b && argc > 6) return op_ns_cgroup_write(a, b, argv[5], argv[6]);
+    if (strcmp(op, "hopper") == 0 && b) return op_hopper(a, b);
     return usage();
 }
