@@ -144,7 +144,7 @@ bool cg_v2_leaf_move(cgroup_run *run, const char *own, pid_t self, unsigned enab
         cg_remove(leaf, run->fake_files);
         return false;
     }
-    run->leaf.own = own;
+    run->leaf.own = arena_strdup(own);  /* the probe it came from may not outlive the run */
     run->leaf.leaf = leaf;
     return true;
 }
