@@ -36,13 +36,6 @@ const std::string kUnixSocketPathsRefusal =
     "'allow_unix_socket_paths' is not supported on Linux: unix sockets can only be denied all at once, "
     "with 'deny_unix = true' in [network] or '--deny-unix'";
 
-bool is_env_name(std::string_view name) {
-    if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
-    return std::all_of(name.begin(), name.end(), [](char c) {
-        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-    });
-}
-
 bool comes_before(const SourcePos &a, const SourcePos &b) {
     return a.line != b.line ? a.line < b.line : a.col < b.col;
 }
@@ -529,6 +522,13 @@ std::optional<std::string> home_directory() {
 }
 
 }  // namespace
+
+bool is_env_name(std::string_view name) {
+    if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
 
 std::optional<Policy> parse_toml_policy(const std::string &path, Diagnostics &diags) {
     std::string text, err;

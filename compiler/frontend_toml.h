@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "diagnostics.h"
 #include "policy.h"
@@ -17,5 +18,8 @@ std::optional<Policy> parse_toml_policy(const std::string &path, Diagnostics &di
 // base for relative paths (its directory).
 std::optional<Policy> parse_toml_policy_text(const std::string &text, const std::string &display_path,
                                              Diagnostics &diags);
+
+// True for a name [env] accepts: letters, digits and '_', not starting with a digit.
+bool is_env_name(std::string_view name);
 
 }  // namespace tartaros

@@ -7,9 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "compile_driver.h"
 #include "diagnostics.h"
-#include "explain.h"
-#include "frontend_toml.h"
 #include "lower.h"
 #include "paths.h"
 #include "plan_reader.h"
@@ -18,10 +17,6 @@
 namespace {
 
 using namespace tartaros;
-
-constexpr int kExitOk = 0;
-constexpr int kExitRefusal = 78;  // EX_CONFIG
-constexpr unsigned kPlanMode = 0644;
 
 constexpr std::string_view kHelp =
     "usage: tartaros-compile POLICY.toml -o PLAN.bin\n"
@@ -53,12 +48,7 @@ struct Options {
     std::string output;
 };
 
-int refuse(const std::string &line) {
-    std::cerr << "tartaros: " << line << '\n';
-    return kExitRefusal;
-}
-
-int usage_error(const std::string &what) { return refuse("usage: " + what + " (see tartaros-compile --help)"); }
+int usage_error(const std::string &what) { return print_refusal("usage: " + what + " (see tartaros-compile --help)"); }
 
 // Fills `options`; returns "" or what is wrong with the command line.
 std::string parse_arguments(int argc, char **argv, Options &options) {
@@ -102,40 +92,6 @@ std::string parse_arguments(int argc, char **argv, Options &options) {
     return "";
 }
 
-int report_diagnostics_failure(const std::string &policy_path, const Diagnostics &diags) {
-    const size_t errors = diags.error_count();
-    std::cerr << "tartaros: " << policy_path << ": " << errors << (errors == 1 ? " error" : " errors") << '\n';
-    diags.print(std::cerr);
-    return kExitRefusal;
-}
-
-int compile(const std::string &policy_path, const std::string &plan_path, bool verbose) {
-    std::string text, err;
-    if (!read_file(policy_path, text, err)) return refuse("cannot read " + policy_path + ": " + err);
-    Diagnostics diags;
-    const std::optional<Policy> policy = parse_toml_policy_text(text, policy_path, diags);
-    if (!policy) return report_diagnostics_failure(policy_path, diags);
-
-    const std::optional<std::string> absolute_plan = absolute_path(plan_path);
-    if (!absolute_plan) return refuse("cannot resolve " + plan_path + ": the current directory is gone");
-    const std::vector<uint8_t> plan = lower_policy(*policy, LowerOptions{*absolute_plan}, diags);
-    if (plan.empty() || diags.has_errors()) return report_diagnostics_failure(policy_path, diags);
-    diags.print(std::cerr, verbose);  // warnings, and notes when asked
-
-    if (!write_file_atomically(plan_path, plan, kPlanMode, err)) return refuse("cannot write " + plan_path + ": " + err);
-    return kExitOk;
-}
-
-int explain(const std::string &plan_path, bool json) {
-    std::string text, err;
-    if (!read_file(plan_path, text, err)) return refuse("cannot read " + plan_path + ": " + err);
-    const std::vector<uint8_t> plan(text.begin(), text.end());
-    if (!explain_plan(plan, json, std::cout, err)) return refuse(plan_path + ": invalid plan: " + err);
-    std::cout.flush();
-    if (!std::cout) return refuse("cannot write the explanation to standard output");
-    return kExitOk;
-}
-
 // The policy a plan names in its META section ("" when it names none).
 std::string policy_named_by(const std::vector<uint8_t> &plan) {
     std::vector<uint64_t> aligned((plan.size() + 7) / 8);
@@ -153,27 +109,26 @@ std::string policy_named_by(const std::vector<uint8_t> &plan) {
 // policy (the host or the compiler changed) or not (the policy changed, or the plan did).
 int verify(const std::string &plan_path, std::string policy_path) {
     std::string text, err;
-    if (!read_file(plan_path, text, err)) return refuse("cannot read " + plan_path + ": " + err);
+    if (!read_file(plan_path, text, err)) return print_refusal("cannot read " + plan_path + ": " + err);
     const std::vector<uint8_t> plan(text.begin(), text.end());
     if (policy_path.empty()) policy_path = policy_named_by(plan);
-    if (policy_path.empty()) return refuse(plan_path + ": invalid plan, or it names no policy; give POLICY.toml");
-    if (!read_file(policy_path, text, err)) return refuse("cannot read " + policy_path + ": " + err);
+    if (policy_path.empty())
+        return print_refusal(plan_path + ": invalid plan, or it names no policy; give POLICY.toml");
     Diagnostics diags;
-    const std::optional<Policy> policy = parse_toml_policy_text(text, policy_path, diags);
-    if (!policy) return report_diagnostics_failure(policy_path, diags);
+    const std::optional<Policy> policy = load_policy_file(policy_path, diags);
+    if (!policy) return kExitRefusal;
     const std::optional<std::string> absolute_plan = absolute_path(plan_path);
-    if (!absolute_plan) return refuse("cannot resolve " + plan_path + ": the current directory is gone");
-    const LowerOptions options{*absolute_plan};
-    const std::vector<uint8_t> fresh = lower_policy(*policy, options, diags);
-    if (fresh.empty() || diags.has_errors()) return report_diagnostics_failure(policy_path, diags);
+    if (!absolute_plan) return print_refusal("cannot resolve " + plan_path + ": the current directory is gone");
+    const std::vector<uint8_t> fresh = compile_policy(*policy, *absolute_plan, policy_path, diags);
+    if (fresh.empty()) return kExitRefusal;
     if (fresh == plan) {
         std::cout << plan_path << ": verified: byte-identical to a fresh, verified compile of " << policy_path << '\n';
         return kExitOk;
     }
-    if (verify_plan(plan, *policy, options, err))
-        return refuse(plan_path + ": differs from a fresh compile of " + policy_path +
+    if (verify_plan(plan, *policy, LowerOptions{*absolute_plan}, err))
+        return print_refusal(plan_path + ": differs from a fresh compile of " + policy_path +
                       " but still implements it (the host or the compiler changed); recompile");
-    return refuse(plan_path + ": does not implement " + policy_path + ": " + err + "; recompile");
+    return print_refusal(plan_path + ": does not implement " + policy_path + ": " + err + "; recompile");
 }
 
 }  // namespace
@@ -190,7 +145,7 @@ int main(int argc, char **argv) {
         std::cout << "tartaros-compile " << TARTAROS_VERSION << '\n';
         return kExitOk;
     }
-    if (options.explain) return explain(options.inputs.front(), options.json);
+    if (options.explain) return explain_plan_file(options.inputs.front(), options.json);
     if (options.verify) return verify(options.inputs.front(), options.inputs.size() > 1 ? options.inputs[1] : "");
-    return compile(options.inputs.front(), options.output, options.verbose);
+    return compile_policy_file(options.inputs.front(), options.output, options.verbose);
 }

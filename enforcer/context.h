@@ -24,6 +24,7 @@ struct run_ctx {
     plan_identity plan_file;
     bool strict;           /* --strict: a required guarantee that cannot be installed refuses */
     char *const *argv;     /* the command and its arguments, NULL-terminated */
+    const char *log_path;  /* --log: the effect log (effect_log.h), or NULL */
 
     uid_t uid;             /* the caller's effective ids: what the user namespace maps */
     gid_t gid;

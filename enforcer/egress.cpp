@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "effect_log.h"
 #include "netns.h"
 #include "raw.h"
 #include "report.h"
@@ -102,7 +103,7 @@ void push_proxy_args(arg_list *a, const tp_plan *plan)
 char **proxy_argv(const run_ctx *ctx, const char *path, int channel)
 {
     const tp_plan *plan = ctx->plan;
-    arg_list a = {(char **)arena_alloc((8 + 2 * (size_t)(plan->net_name_count + plan->net_port_count)) * sizeof(char *)), 0};
+    arg_list a = {(char **)arena_alloc((12 + 2 * (size_t)(plan->net_name_count + plan->net_port_count)) * sizeof(char *)), 0};
     push(&a, path);
     push2(&a, "--channel", number((unsigned long)channel));
     if (plan->network->modes & TP_NET_PROXY)
@@ -119,6 +120,12 @@ char **proxy_argv(const run_ctx *ctx, const char *path, int channel)
     }
     if (ctx->strict)
         push(&a, "--strict");
+    int log = effect_log_dup();  /* the proxy's network events (effect_log.h) */
+    if (log >= 0) {
+        g_start.inherit[g_start.inherit_count++] = log;
+        push2(&a, "--effect-log", number((unsigned long)log));
+        push2(&a, "--run-id", effect_log_run_id());
+    }
     a.argv[a.count] = nullptr;
     return a.argv;
 }

@@ -1,4 +1,4 @@
-/* enforcer/main.cpp — tartaros-exec [--strict] PLAN.bin -- CMD [ARGS...]
+/* enforcer/main.cpp — tartaros-exec [--strict] [--log FILE] PLAN.bin|--plan-fd N -- CMD [ARGS...]
  *
  * The order of work (DESIGN §7): arguments → plan read and validated (ir/plan_reader) →
  * preflight (plan consistency, kernel probes, strict/degrade) → supervisor (namespaces,
@@ -8,12 +8,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "arena.h"
 #include "context.h"
+#include "effect_log.h"
 #include "plan_reader.h"
 #include "preflight.h"
 #include "report.h"
@@ -22,25 +24,39 @@
 
 namespace {
 
-constexpr const char kUsage[] = "usage: tartaros-exec [--strict] PLAN.bin -- CMD [ARGS...]";
+constexpr const char kUsage[] =
+    "usage: tartaros-exec [--strict] [--log FILE] PLAN.bin|--plan-fd N -- CMD [ARGS...]";
 
 alignas(8) uint8_t g_plan_bytes[TP_MAX_PLAN_SIZE + 1];
 tp_plan g_plan;
 
 struct arguments {
     bool strict;
+    const char *log_path;  /* --log: the effect log, or NULL */
+    int plan_fd;           /* --plan-fd: the plan in an open file (tartaros run's memfd), or -1 */
     const char *plan_path;
     char *const *command;
 };
+
 
 [[noreturn]] void usage_error(const char *what)
 {
     refuse("%s; %s", what, kUsage);
 }
 
+/* A descriptor number given on the command line: a plain decimal above 2. */
+int parse_fd(const char *text)
+{
+    char *end;
+    long fd = strtol(text, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || *end != '\0' || fd <= 2 || fd > 1 << 20)
+        usage_error("--plan-fd needs a descriptor number above 2");
+    return (int)fd;
+}
+
 arguments parse_arguments(int argc, char **argv)
 {
-    arguments args = {false, nullptr, nullptr};
+    arguments args = {false, nullptr, -1, nullptr, nullptr};
     int i = 1;
     if (i < argc && strcmp(argv[i], "--help") == 0) {
         char line[sizeof kUsage + 1];
@@ -48,15 +64,22 @@ arguments parse_arguments(int argc, char **argv)
         line[sizeof kUsage - 1] = '\n';
         _exit(write(STDOUT_FILENO, line, sizeof kUsage) == (ssize_t)sizeof kUsage ? 0 : 1);
     }
-    if (i < argc && strcmp(argv[i], "--strict") == 0) {
-        args.strict = true;
-        i++;
+    for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--") != 0; i++) {
+        bool has_value = i + 1 < argc;
+        if (strcmp(argv[i], "--strict") == 0)
+            args.strict = true;
+        else if (strcmp(argv[i], "--log") == 0 && has_value)
+            args.log_path = argv[++i];
+        else if (strcmp(argv[i], "--plan-fd") == 0 && has_value)
+            args.plan_fd = parse_fd(argv[++i]);
+        else
+            usage_error("unknown option or missing value");
     }
-    if (i >= argc || strcmp(argv[i], "--") == 0)
-        usage_error("missing PLAN.bin");
-    if (argv[i][0] == '-')
-        usage_error("unknown option");
-    args.plan_path = argv[i++];
+    if (args.plan_fd < 0) {
+        if (i >= argc || strcmp(argv[i], "--") == 0)
+            usage_error("missing PLAN.bin");
+        args.plan_path = argv[i++];
+    }
     if (i >= argc || strcmp(argv[i], "--") != 0)
         usage_error("expected -- after PLAN.bin");
     if (++i >= argc)
@@ -83,22 +106,13 @@ const char *absolute_path_of(int fd, const char *given)
     return arena_concat3(path, "/", given);
 }
 
-/* Reads the whole plan; refuses when it cannot be read or exceeds the format's limit.
- * Records which file it was, so that init can make it read-only in the sandbox. */
-uint32_t read_plan(const char *path, plan_identity *file)
+/* Reads the whole plan from `fd`, from its start; refuses when it cannot be read or exceeds
+ * the format's limit. */
+uint32_t read_plan_from(int fd, const char *path)
 {
-    int fd = open_cloexec(path, O_RDONLY);
-    if (fd < 0)
-        refuse("cannot open plan %s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0)
-        refuse("cannot read plan %s: %s", path, strerror(errno));
-    file->path = arena_strdup(absolute_path_of(fd, path));
-    file->dev = st.st_dev;
-    file->ino = st.st_ino;
     size_t total = 0;
     for (;;) {
-        ssize_t n = read(fd, g_plan_bytes + total, sizeof g_plan_bytes - total);
+        ssize_t n = pread(fd, g_plan_bytes + total, sizeof g_plan_bytes - total, (off_t)total);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -113,12 +127,37 @@ uint32_t read_plan(const char *path, plan_identity *file)
     return (uint32_t)total;
 }
 
-void load_plan(const char *path, plan_identity *file)
+/* Records which file the plan was, so that init can make it read-only in the sandbox. */
+uint32_t read_plan(const char *path, plan_identity *file)
 {
-    uint32_t size = read_plan(path, file);
+    int fd = open_cloexec(path, O_RDONLY);
+    if (fd < 0)
+        refuse("cannot open plan %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        refuse("cannot read plan %s: %s", path, strerror(errno));
+    file->path = arena_strdup(absolute_path_of(fd, path));
+    file->dev = st.st_dev;
+    file->ino = st.st_ino;
+    return read_plan_from(fd, path);
+}
+
+/* tartaros run's plan: an unnamed file (a sealed memfd) no path in the sandbox reaches, so
+ * there is nothing to protect (file->path stays NULL). The fd is closed once read. */
+uint32_t read_plan_fd(int fd, plan_identity *file)
+{
+    file->path = nullptr;
+    if (fcntl(fd, F_GETFD) < 0)
+        refuse("cannot read the plan on --plan-fd %d: %s", fd, strerror(errno));
+    return read_plan_from(fd, "(--plan-fd)");
+}
+
+void load_plan(const char *path, int fd, plan_identity *file)
+{
+    uint32_t size = fd >= 0 ? read_plan_fd(fd, file) : read_plan(path, file);
     char reason[256];
     if (tp_plan_open(g_plan_bytes, size, &g_plan, reason, sizeof reason) != 0)
-        refuse("invalid plan %s: %s", path, reason);
+        refuse("invalid plan %s: %s", fd >= 0 ? "(--plan-fd)" : path, reason);
 }
 
 /* fds 0-2 must be open, or a pipe created later would take one of them. */
@@ -141,15 +180,17 @@ int main(int argc, char **argv)
     run_ctx ctx = {};
     ctx.net_channel = -1;
     ctx.mediator_fd = -1;
-    load_plan(args.plan_path, &ctx.plan_file);
+    load_plan(args.plan_path, args.plan_fd, &ctx.plan_file);
     ctx.plan = &g_plan;
-    ctx.plan_path = args.plan_path;
+    ctx.plan_path = args.plan_fd >= 0 ? "(--plan-fd)" : args.plan_path;
+    ctx.log_path = args.log_path;
     ctx.strict = args.strict;
     ctx.argv = args.command;
     ctx.uid = geteuid();
     ctx.gid = getegid();
     ctx.caller_is_root = ctx.uid == 0;
 
+    effect_log_open(&ctx);  /* before anything can refuse for the host: a refusal is logged too */
     preflight(&ctx);
     return run_supervisor(&ctx);
 }

@@ -22,8 +22,11 @@
 #include <unistd.h>
 
 #include "bpf_check.h"
+#include "effect_log.h"
+#include "exec_events.h"
 #include "kuapi.h"
 #include "raw.h"
+#include "text_append.h"
 #include "report.h"
 
 namespace {
@@ -38,9 +41,11 @@ struct mediator_setup {
     bool private_netns;       /* the sandbox has its own network namespace */
     bool private_pids;        /* ... and its own PID namespace: a peer outside has no pid here */
     bool proc_shows_sandbox;  /* /proc/PID is the sandbox's PID: relative paths can be resolved */
+    int log_fd;               /* the effect log, kept for exec events (exec_events.h); -1 = none */
 };
 
-mediator_setup g_setup = {-1, -1, false, false, false};
+mediator_setup g_setup = {-1, -1, false, false, false, -1};
+bool g_started;  /* init's: the mediator runs (mediator_start is called twice with exec events) */
 alignas(16) char g_mediator_stack[32 << 10];
 
 /* Set by the early command while init waits for it (raw.h): the listener, which lands in the
@@ -53,24 +58,6 @@ long g_early_listener;
 long rsys(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0)
 {
     return raw_syscall6(nr, a, b, c, d, e, f);
-}
-
-/* Appends the decimal `v` to `out` at `*at`. */
-void append_number(char *out, size_t *at, unsigned long v)
-{
-    char digits[24];
-    size_t n = 0;
-    do
-        digits[n++] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    while (n > 0)
-        out[(*at)++] = digits[--n];
-}
-
-void append_text(char *out, size_t *at, const char *text)
-{
-    while (*text)
-        out[(*at)++] = *text++;
 }
 
 /* An O_PATH descriptor of the command's working directory, for a relative socket path. */
@@ -254,18 +241,37 @@ void serve(int listener)
             continue;  /* the caller was killed while we woke up */
         kuapi::seccomp_notif_resp resp = {};
         resp.id = n.id;
-        long ret = answer(listener, n);
-        resp.error = ret < 0 ? (int32_t)ret : 0;
+        if (exec_event_syscall(n.data.nr)) {
+            exec_event_record(listener, n, g_setup.proc_shows_sandbox);
+            resp.flags = kuapi::SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+        } else {
+            long ret = answer(listener, n);
+            resp.error = ret < 0 ? (int32_t)ret : 0;
+        }
         rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_SEND, (long)&resp);
     }
+}
+
+/* Closes every descriptor but `a` and `b` (-1: none). */
+void close_all_but(int a, int b)
+{
+    const int keep[2] = {a < b ? a : b, a < b ? b : a};
+    unsigned from = 0;
+    for (int fd : keep) {
+        if (fd < 0)
+            continue;
+        if ((unsigned)fd > from)
+            rsys(SYS_close_range, from, (unsigned)fd - 1, 0);
+        from = (unsigned)fd + 1;
+    }
+    rsys(SYS_close_range, from, ~0u, 0);
 }
 
 int mediator_entry(void *)
 {
     const int kept = g_setup.listener >= 0 ? g_setup.listener : g_setup.handoff;
     rsys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
-    rsys(SYS_close_range, 0, (unsigned)kept - 1, 0);
-    rsys(SYS_close_range, (unsigned)kept + 1, ~0u, 0);
+    close_all_but(kept, g_setup.log_fd);
     keep_only_ptrace();
     int listener = g_setup.listener;
     if (listener < 0) {
@@ -286,10 +292,23 @@ const tp_bpf_insn kConnectFilter[] = {
     {TP_BPF_RET | TP_BPF_K, 0, 0, TP_RET_ALLOW},
 };
 
-/* Installs the connect filter on the calling thread: its listener, or -errno. Raw. */
-long install_filter()
+/* With the effect log: execve and execveat too, for their exec events (exec_events.h). */
+const tp_bpf_insn kConnectExecFilter[] = {
+    {TP_BPF_LD | TP_BPF_W | TP_BPF_ABS, 0, 0, TP_SD_NR},
+    {TP_BPF_JMP | TP_BPF_JEQ | TP_BPF_K, 2, 0, SYS_connect},
+    {TP_BPF_JMP | TP_BPF_JEQ | TP_BPF_K, 1, 0, SYS_execve},
+    {TP_BPF_JMP | TP_BPF_JEQ | TP_BPF_K, 0, 1, SYS_execveat},
+    {TP_BPF_RET | TP_BPF_K, 0, 0, kuapi::SECCOMP_RET_USER_NOTIF},
+    {TP_BPF_RET | TP_BPF_K, 0, 0, TP_RET_ALLOW},
+};
+
+/* Installs the connect filter (with the exec rules when `execs`) on the calling thread: its
+ * listener, or -errno. Raw. */
+long install_filter(bool execs)
 {
     kuapi::sock_fprog prog = {(unsigned short)(sizeof kConnectFilter / sizeof kConnectFilter[0]), kConnectFilter};
+    if (execs)
+        prog = {(unsigned short)(sizeof kConnectExecFilter / sizeof kConnectExecFilter[0]), kConnectExecFilter};
     unsigned flags = kuapi::SECCOMP_FILTER_FLAG_NEW_LISTENER | kuapi::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
     long listener = rsys(SYS_seccomp, kuapi::SECCOMP_SET_MODE_FILTER, flags, (long)&prog);
     if (listener == -EINVAL)  /* before Linux 5.19: a signal may restart a connect */
@@ -301,6 +320,11 @@ long install_filter()
 bool wanted(const run_ctx *ctx)
 {
     return ctx->mediate_connect && ctx->mount_layer;
+}
+
+bool execs_wanted(const run_ctx *ctx)
+{
+    return wanted(ctx) && effect_log_enabled();
 }
 
 bool plan_mounts_fresh_proc(const tp_plan *plan)
@@ -356,7 +380,7 @@ const char *mediator_unavailable_reason()
 void mediator_install_early(const run_ctx *ctx)
 {
     if (wanted(ctx))
-        g_early_listener = install_filter();
+        g_early_listener = install_filter(execs_wanted(ctx));
 }
 
 void mediator_prepare(run_ctx *ctx, bool early)
@@ -364,7 +388,7 @@ void mediator_prepare(run_ctx *ctx, bool early)
     ctx->mediator_fd = -1;
     if (!wanted(ctx))
         return;
-    g_setup = {-1, -1, false, ctx->pid_ns, !ctx->pid_ns || plan_mounts_fresh_proc(ctx->plan)};
+    g_setup = {-1, -1, false, ctx->pid_ns, !ctx->pid_ns || plan_mounts_fresh_proc(ctx->plan), effect_log_fd()};
     if (early)
         return;
     int fds[2];
@@ -376,6 +400,8 @@ void mediator_prepare(run_ctx *ctx, bool early)
 
 void mediator_start(const run_ctx *ctx)
 {
+    if (g_started)
+        return;
     if (g_early_listener > 0)
         g_setup.listener = (int)g_early_listener;
     if (g_setup.listener < 0 && g_setup.handoff < 0)
@@ -383,14 +409,21 @@ void mediator_start(const run_ctx *ctx)
     g_setup.private_netns = (ctx->clone_flags & CLONE_NEWNET) != 0;  /* known only now */
     if (clone(mediator_entry, g_mediator_stack + sizeof g_mediator_stack, CLONE_VM | SIGCHLD, nullptr) < 0)
         fail(EXIT_STARTUP, "cannot start the connect mediator: clone: %s", strerror(errno));
+    g_started = true;
     close(g_setup.listener >= 0 ? g_setup.listener : g_setup.handoff);
+}
+
+void mediator_start_for_execs(const run_ctx *ctx)
+{
+    if (execs_wanted(ctx))
+        mediator_start(ctx);
 }
 
 void mediator_attach(const run_ctx *ctx)
 {
     if (!wanted(ctx) || g_early_listener > 0)
         return;
-    long listener = g_early_listener < 0 ? g_early_listener : install_filter();
+    long listener = g_early_listener < 0 ? g_early_listener : install_filter(execs_wanted(ctx));
     if (listener < 0)
         fail(EXIT_STARTUP, "cannot install the connect filter: %s", strerror((int)-listener));
     send_listener(ctx->mediator_fd, (int)listener);

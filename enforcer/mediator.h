@@ -24,6 +24,9 @@
  * The connect happens on the socket object taken and with the mediator's copy of the
  * address, so a thread that rewrites the address or swaps the descriptor after the check
  * changes nothing that is used (SECCOMP_USER_NOTIF_FLAG_CONTINUE would re-read both).
+ * With the effect log the filter has two more rules, execve and execveat -> user
+ * notification, and the mediator writes an exec event for each and lets the kernel go on
+ * (exec_events.h); it then starts before the command's own execve, which it answers too.
  * Limits: a mediated unix connection's peer credentials name the mediator (same uid and gid);
  * a blocking connect to a full backlog holds the connects behind it; sendto()/sendmsg() with
  * a destination address (unix datagrams) are not mediated: a filter cannot see sendmsg's
@@ -48,6 +51,11 @@ void mediator_prepare(run_ctx *ctx, bool early);
  * mediator, off the command's start-up path, and closes init's copy of the listener or the
  * hand-off. A connect() made before the mediator runs waits for it. */
 void mediator_start(const run_ctx *ctx);
+
+/* Init, just before it lets the command run (launch.cpp): with exec events (the effect log)
+ * the filter also stops the command's own execve, so the mediator must already be there to
+ * answer it; then it is started here and mediator_start does nothing. */
+void mediator_start_for_execs(const run_ctx *ctx);
 
 /* The command, after no_new_privs and Landlock, before the plan's filter: unless the early
  * command did, installs the connect filter and hands its listener to the mediator; refuses to

@@ -18,5 +18,6 @@ void step_proc(mount_tree *t, const tp_mount *m);
 void step_tmpfs(mount_tree *t, const tp_mount *m);
 
 /* plan_guard.cpp: after the last step, the plan file this run reads is made read-only where
- * the sandbox could otherwise write it. */
+ * the sandbox could otherwise write it, and the effect log is hidden wherever it is visible. */
 void protect_running_plan(mount_tree *t);
+void protect_effect_log(mount_tree *t);

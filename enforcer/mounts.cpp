@@ -205,6 +205,7 @@ void mounts_build(mount_tree *t)
     mask_symlinks_met(t);
     seal_tmpfs(t);
     protect_running_plan(t);
+    protect_effect_log(t);
     if (t->staged)
         enter_new_root(t);
     close_captured(t);

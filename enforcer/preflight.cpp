@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "effect_log.h"
 #include "landlock.h"
 #include "mediator.h"
 #include "mount_tree.h"
@@ -55,6 +56,8 @@ void add_loss(loss_list *list, bool required, const char *what, const char *need
  * naming every guarantee lost to it. */
 void settle(const run_ctx *ctx, const loss_list *list)
 {
+    for (int i = 0; i < list->count; i++)
+        effect_log_loss(list->items[i].what, list->items[i].needs, list->items[i].why, list->items[i].instead);
     for (int i = 0; i < list->count; i++) {
         const loss &l = list->items[i];
         if (must_not_degrade(ctx, l.required))
@@ -202,6 +205,17 @@ bool ns_required(const tp_plan *plan, uint32_t flag)
     return plan->ns && ((plan->ns->required & flag) || (plan->ns_section_flags & TP_SECF_REQUIRED));
 }
 
+/* What the effect log loses with the mount layer (effect_log.h): its file can no longer be
+ * hidden, and connect mediation, which carries the exec events, needs the mount layer too.
+ * Required: under --strict a log the sandbox could reach is no log. */
+void lose_effect_log_guarantees(const run_ctx *ctx, loss_list *losses, const char *why)
+{
+    if (ctx->log_path == nullptr)
+        return;
+    add_loss(losses, true, "the effect log's protection", "the mount layer", why);
+    add_loss(losses, true, "exec events in the effect log", "connect mediation", why);
+}
+
 /* One loss per kind of mount step: the mount layer is gone as a whole. */
 void lose_mount_layer(run_ctx *ctx, loss_list *losses, const char *why)
 {
@@ -210,6 +224,7 @@ void lose_mount_layer(run_ctx *ctx, loss_list *losses, const char *why)
         const tp_mount *m = &plan->mounts[i];
         add_loss(losses, mount_step_required(plan, m), mount_step_label(m), "a mount namespace", why);
     }
+    lose_effect_log_guarantees(ctx, losses, why);
     ctx->mount_layer = false;
 }
 
@@ -301,6 +316,20 @@ void decide_mediation(run_ctx *ctx, loss_list *losses)
              "host unix sockets outside /run and /tmp", "seccomp user notification", why);
 }
 
+/* After mediation: a plan without mount steps (or a host without the mount API, already
+ * reported through lose_mount_layer) cannot hide the log; without mediation there are no
+ * exec events. */
+void decide_effect_log(const run_ctx *ctx, loss_list *losses)
+{
+    if (ctx->log_path == nullptr)
+        return;
+    if (!ctx->mount_layer)
+        lose_effect_log_guarantees(ctx, losses, "the plan builds no mount tree");
+    if (!ctx->mediate_connect)
+        add_loss(losses, true, "exec events in the effect log", "connect mediation",
+                 ctx->seccomp ? "connect mediation is unavailable on this host" : "the seccomp filter is not installed");
+}
+
 void lose_limit(void *arg, bool required, const char *what, const char *needs, const char *why,
                 const char *instead)
 {
@@ -334,6 +363,7 @@ void preflight(run_ctx *ctx)
     decide_seccomp(ctx, &losses);
     decide_namespaces(ctx, &losses);
     decide_mediation(ctx, &losses);
+    decide_effect_log(ctx, &losses);
     decide_limits(ctx, &losses);
     settle(ctx, &losses);
     decide_terminal(ctx);

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "effect_log.h"
 #include "raw.h"
 
 namespace {
@@ -61,11 +62,14 @@ bool read_all(int fd, void *buf, size_t len)
 }
 
 /* One line "tartaros: [tag]text\n" written with a single write(2). */
-void print_line(const char *tag, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 3))) void print_line(const char *tag, const char *fmt, ...)
 {
     char line[2048];
     int n = snprintf(line, sizeof line, "%s%s", kPrefix, tag);
+    va_list ap;
+    va_start(ap, fmt);
     int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
     size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
     if (len > sizeof line - 2)
         len = sizeof line - 2;
@@ -84,12 +88,13 @@ void send_record(const record_header &h, const char *a, const char *b)
 
 [[noreturn]] void fail_v(int code, const char *fmt, va_list ap)
 {
+    char message[2048];  /* the supervisor keeps sizeof(sandbox_outcome::message) of a reported one */
+    vsnprintf(message, sizeof message, fmt, ap);
     if (g_status_fd < 0) {
-        print_line("", fmt, ap);
+        print_line("", "%s", message);
+        effect_log_exit(code, message);  /* the supervisor's run_end; nothing elsewhere */
         _exit(code);
     }
-    char message[sizeof(sandbox_outcome::message)];
-    vsnprintf(message, sizeof message, fmt, ap);
     record_header h = {RECORD_FAILURE, code, 0, 0, (uint32_t)strlen(message), 0};
     send_record(h, message, "");
     _exit(code);
@@ -129,10 +134,13 @@ void keep_failure(sandbox_outcome *out, const record_header &h, const char *payl
 
 void warn(const char *fmt, ...)
 {
+    char text[2048];
     va_list ap;
     va_start(ap, fmt);
-    print_line("warning: ", fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    print_line("warning: ", "%s", text);
+    effect_log_warning(text);
 }
 
 void fail(int code, const char *fmt, ...)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "effect_log.h"
 #include "raw.h"
 #include "report.h"
 
@@ -109,6 +110,7 @@ int report_timeout(const tp_limits *l)
     origin_text(l->timeout_origin.line, l->timeout_origin.col, at, sizeof at);
     duration_text(l->timeout_ms, timeout, sizeof timeout);
     duration_text(l->grace_ms, grace, sizeof grace);
+    effect_log_timeout(l->timeout_ms, l->grace_ms, g_phase == TIMEOUT_KILLED);
     if (g_phase == TIMEOUT_KILLED)
         say("timeout %s%s reached: the command got SIGTERM, then SIGKILL after the %s grace", timeout, at, grace);
     else
@@ -122,6 +124,7 @@ int report_events(const tp_limits *l, const cgroup_events &ev, int code)
     if (ev.oom_kills > 0) {
         origin_text(l->memory_max_origin.line, l->memory_max_origin.col, at, sizeof at);
         bytes_text(l->memory_max, size, sizeof size);
+        effect_log_memory_limit(l->memory_max, ev.oom_kills, code == 128 + SIGKILL);
         if (code == 128 + SIGKILL) {
             say("memory_max %s%s reached: the kernel's OOM killer ended the command", size, at);
             return 137;
@@ -131,6 +134,7 @@ int report_events(const tp_limits *l, const cgroup_events &ev, int code)
     }
     if (ev.pids_refused > 0) {
         origin_text(l->max_processes_origin.line, l->max_processes_origin.col, at, sizeof at);
+        effect_log_pids_limit(l->max_processes, ev.pids_refused);
         say("max_processes %llu%s reached: the kernel refused %llu fork%s", (unsigned long long)l->max_processes, at,
             (unsigned long long)ev.pids_refused, ev.pids_refused == 1 ? "" : "s");
     }
@@ -283,6 +287,7 @@ int limits_finish(const run_ctx *ctx, int code)
     cgroup_events ev = {};
     if (rl->cgroup != nullptr) {
         cgroup_read_events(rl->cgroup, &ev);
+        effect_log_memory_peak(ev.memory_peak);
         cgroup_finish(rl->cgroup);
         rl->cgroup = nullptr;
     }

@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "arena.h"
+#include "effect_log.h"
 #include "egress.h"
 #include "exit_notice.h"
 #include "init.h"
@@ -132,11 +134,15 @@ const char *write_id_maps(const run_ctx *ctx, pid_t pid)
     return nullptr;
 }
 
-/* Raw (raw.h): init may still be running. The wait status, or -1 with *err set. */
-int wait_for(pid_t pid, int *err)
+/* Raw (raw.h): init may still be running. The wait status, or -1 with *err set; `usage`
+ * (may be NULL) gets init's and its reaped descendants' resource usage. */
+int wait_for(pid_t pid, int *err, struct rusage *usage)
 {
     int status = 0;
-    long ret = raw_waitpid(pid, &status);
+    long ret;
+    do
+        ret = raw_syscall4(SYS_wait4, pid, (long)&status, 0, (long)usage);
+    while (ret == -EINTR);
     *err = ret < 0 ? (int)-ret : 0;
     return ret < 0 ? -1 : status;
 }
@@ -170,7 +176,7 @@ void remove_synthetic(const synthetic_mountpoint *s)
 {
     int ignored;
     kill(init, SIGKILL);
-    wait_for(init, &ignored);
+    wait_for(init, &ignored, nullptr);
     limits_finish(ctx, EXIT_STARTUP);
     fail(EXIT_STARTUP, "cannot %s: %s", what, why);
 }
@@ -198,6 +204,7 @@ int run_supervisor(run_ctx *ctx)
     char why[256];
     if (!limits_attach(ctx, init, why, sizeof why))
         abandon_init(ctx, init, "move the sandbox into its cgroup", why);
+    effect_log_run_start();  /* every decision is taken; nothing of the sandbox has run */
     if (write(release.write_end, "1", 1) != 1)
         fail(EXIT_STARTUP, "cannot release the sandbox: %s", strerror(errno));
     /* From the release on, init runs C code on this memory: raw calls only until it is gone. */
@@ -211,16 +218,20 @@ int run_supervisor(run_ctx *ctx)
     /* The command runs. Once init posts its exit code, return it without waiting for init's
      * namespaces to be torn down (as bubblewrap does): init is exiting, which kills whatever
      * is left in its PID namespace. Synthetic mountpoints and the run's cgroup are removed
-     * only once the sandbox is gone, so then init is waited for. */
+     * only once the sandbox is gone, so then init is waited for; so is it with an effect log,
+     * whose run_end reports init's resource usage. */
     int code = 0;
     bool posted = !outcome.failed && exit_notice_wait(ctx->exit_notice, &code);
     limits_disarm_timeout();
-    if (posted && outcome.synthetic == nullptr && ctx->limits->cgroup == nullptr) {
+    if (posted && outcome.synthetic == nullptr && ctx->limits->cgroup == nullptr && !effect_log_enabled()) {
         egress_stop();
         return limits_finish(ctx, code);
     }
     int wait_err = 0;
-    int wait_status = wait_for(init, &wait_err);
+    struct rusage usage = {};
+    int wait_status = wait_for(init, &wait_err, &usage);
+    if (wait_status >= 0)
+        effect_log_usage(&usage);
     egress_stop();
     report_to_supervisor(-1);  /* init set it to its end of the status pipe */
     for (const synthetic_mountpoint *s = outcome.synthetic; s; s = s->next)
@@ -228,9 +239,9 @@ int run_supervisor(run_ctx *ctx)
     if (outcome.failed) {
         limits_finish(ctx, outcome.code);
         print_reported_failure(&outcome);
-        return outcome.code;
+        return effect_log_run_end(outcome.code, outcome.message);
     }
     if (!posted && wait_status < 0)
         fail(EXIT_STARTUP, "waitpid: %s", strerror(wait_err));
-    return limits_finish(ctx, posted ? code : exit_code_of(wait_status));
+    return effect_log_run_end(limits_finish(ctx, posted ? code : exit_code_of(wait_status)), nullptr);
 }

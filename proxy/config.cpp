@@ -14,6 +14,7 @@
 #include <set>
 
 #include "../ir/net_channel.h"
+#include "effect_log.h"
 
 namespace tproxy {
 namespace {
@@ -211,6 +212,19 @@ const std::map<std::string, Handler> &handlers()
         {"--header-timeout-ms", [](Config &c, const std::string &v) { return set_ms(&c.header_timeout_ms, "--header-timeout-ms", v); }},
         {"--idle-timeout-ms", [](Config &c, const std::string &v) { return set_ms(&c.idle_timeout_ms, "--idle-timeout-ms", v); }},
         {"--connect-timeout-ms", [](Config &c, const std::string &v) { return set_ms(&c.connect_timeout_ms, "--connect-timeout-ms", v); }},
+        {"--effect-log", [](Config &c, const std::string &v) -> std::string {
+             std::vector<int> one;
+             std::string err = add_fd(&one, "--effect-log", v);
+             if (err.empty())
+                 c.effect_log_fd = one[0];
+             return err;
+         }},
+        {"--run-id", [](Config &c, const std::string &v) -> std::string {
+             if (!valid_run_id(v))
+                 return bad("--run-id", v, "expected 16 lowercase hexadecimal digits");
+             c.run_id = v;
+             return "";
+         }},
         {"--log", [](Config &c, const std::string &v) -> std::string {
              std::vector<int> one;
              std::string err = add_fd(&one, "--log", v);
@@ -223,7 +237,7 @@ const std::map<std::string, Handler> &handlers()
 }
 
 // Flags that may appear once (the others repeat, or the last value counts).
-const std::set<std::string> kOnce = {"--channel", "--proxy-port"};
+const std::set<std::string> kOnce = {"--channel", "--proxy-port", "--effect-log", "--run-id"};
 // What configures the HTTP proxy; meaningless in channel mode without --proxy-port.
 const std::set<std::string> kPolicyFlags = {"--allow", "--deny", "--host", "--ports"};
 // Only in channel mode.
@@ -291,6 +305,8 @@ std::variant<Config, std::string> parse_args(const std::vector<std::string> &arg
         if (!err.empty())
             return err;
     }
+    if (seen.count("--effect-log") != seen.count("--run-id"))
+        return "--effect-log and --run-id go together";
     std::string err = c.channel_mode() ? check_channel_mode(c, seen) : check_listen_mode(c, seen);
     if (!err.empty())
         return err;

@@ -9,6 +9,7 @@
  *                  [common...]
  * Common: [--max-header-bytes N] [--header-timeout-ms N] [--idle-timeout-ms N]
  *         [--connect-timeout-ms N] [--max-connections N] [--log FD] [--strict]
+ *         [--effect-log FD --run-id ID]
  *
  * Every flag takes one value and may repeat where it makes sense. parse_args either returns a
  * complete, valid Config or an error line; nothing is half-applied. Invariants of a returned
@@ -57,6 +58,8 @@ struct Config {
     int connect_timeout_ms = 10000;   // lookup plus TCP connect
     size_t max_connections = 0;       // 0: as many as RLIMIT_NOFILE fits
     int log_fd = -1;
+    int effect_log_fd = -1;  // tartaros-exec's effect log (effect_log.h), with run_id
+    std::string run_id;
     bool strict = false;  // refuse to run when Landlock is unavailable
 
     bool channel_mode() const { return channel_fd >= 0; }

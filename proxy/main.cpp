@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -255,6 +256,10 @@ int main(int argc, char **argv)
         return chan >= 0 ? channel_failure(chan, sigfd, TNC_FAILED, *err, kExitConfig) : fail(*err);
     }
     tproxy::Config cfg = std::get<tproxy::Config>(std::move(parsed));
+    // The effect log must stay out of reach of /proc/PID/fd from a sandbox that sees this
+    // process (one without a PID namespace): not dumpable, only CAP_SYS_PTRACE opens it there.
+    if (cfg.effect_log_fd >= 0)
+        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     fit_connection_limit(cfg);
     return cfg.channel_mode() ? run_channel_mode(cfg, sigfd) : run_listen_mode(cfg, sigfd);
 }

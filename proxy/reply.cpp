@@ -53,6 +53,7 @@ void DecisionLog::allowed(const std::string &method, const std::string &target,
                           const std::string &addr, const char *via) const
 {
     line("allowed " + printable(method) + " " + target + " addr=" + addr + " via=" + via);
+    effects_.record({true, method, target, addr, via, 0, "", ""});
 }
 
 void DecisionLog::denied(const std::string &method, const std::string &target,
@@ -60,6 +61,7 @@ void DecisionLog::denied(const std::string &method, const std::string &target,
 {
     line("denied " + printable(method) + " " + printable(target) + " " + r.code + ": " +
          printable(r.body));
+    effects_.record({false, method, target, "", "", r.status, r.code, r.body});
 }
 
 void DecisionLog::line(const std::string &s) const

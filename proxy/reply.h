@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "effect_log.h"
+
 namespace tproxy {
 
 struct Refusal {
@@ -23,9 +25,10 @@ std::string refusal_response(const Refusal &r);
 // "HTTP/1.1 200 Connection established" and its blank line.
 const std::string &connect_established();
 
+// Each decision also goes to the effect log, when tartaros-exec passed one (effect_log.h).
 class DecisionLog {
 public:
-    explicit DecisionLog(int fd) : fd_(fd) {}
+    DecisionLog(int fd, EffectLog effects) : fd_(fd), effects_(std::move(effects)) {}
     // "allowed METHOD host:port addr=ADDR via=pin|dns|literal"
     void allowed(const std::string &method, const std::string &target, const std::string &addr,
                  const char *via) const;
@@ -35,6 +38,7 @@ public:
 private:
     void line(const std::string &s) const;
     int fd_;
+    EffectLog effects_;
 };
 
 }  // namespace tproxy

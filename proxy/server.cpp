@@ -117,7 +117,7 @@ Refusal policy_refusal(Verdict v, const Host &h, unsigned port, const Policy &p)
 
 Server::Server(const Config &c, std::vector<Listener> listeners, int signal_fd, int channel_fd,
                Resolver &resolver)
-    : cfg_(c), log_(c.log_fd), resolver_(resolver), sigfd_(signal_fd), chanfd_(channel_fd),
+    : cfg_(c), log_(c.log_fd, EffectLog(c.effect_log_fd, c.run_id)), resolver_(resolver), sigfd_(signal_fd), chanfd_(channel_fd),
       listeners_(std::move(listeners)),
       durations_{c.header_timeout_ms, c.connect_timeout_ms, c.idle_timeout_ms, kLingerMs}
 {

@@ -1,0 +1,186 @@
+/* enforcer/exec_events.cpp — see exec_events.h. Runs in the mediator: raw calls only, on the
+ * mediator's own static buffers (raw.h).
+ */
+#include "exec_events.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include "effect_log.h"
+#include "raw.h"
+#include "text_append.h"
+
+namespace {
+
+constexpr size_t kLineBytes = 64u << 10;   /* one exec line at most; longer argv is cut */
+constexpr size_t kStringBytes = 32u << 10; /* one path or argument at most */
+constexpr size_t kMaxArgs = 4096;
+constexpr uint64_t kPage = 4096;           /* x86_64, the only architecture of the plan */
+constexpr int kAtFdcwd = -100;
+
+char g_line[kLineBytes];
+char g_text[kStringBytes];
+char g_where[4096];
+
+long rsys(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0)
+{
+    return raw_syscall6(nr, a, b, c, d, e, f);
+}
+
+/* `len` bytes of process `pid` at `remote`, never across a page the caller did not ask for
+ * (process_vm_readv does not split one iovec); the bytes read or -errno. */
+long read_remote(uint32_t pid, void *local, uint64_t remote, size_t len)
+{
+    struct iovec to = {local, len}, from = {(void *)remote, len};
+    return rsys(SYS_process_vm_readv, pid, (long)&to, 1, (long)&from, 1, 0);
+}
+
+/* The NUL-terminated string at `remote`, page by page (it may end just before an unmapped
+ * page), into g_text; its length (at most kStringBytes: cut), or -1 when unreadable. */
+long read_string(uint32_t pid, uint64_t remote)
+{
+    size_t got = 0;
+    while (got < kStringBytes) {
+        size_t in_page = (size_t)(kPage - ((remote + got) & (kPage - 1)));
+        size_t want = in_page < kStringBytes - got ? in_page : kStringBytes - got;
+        long n = read_remote(pid, g_text + got, remote + got, want);
+        if (n <= 0)
+            return -1;
+        for (size_t i = got; i < got + (size_t)n; i++)
+            if (g_text[i] == '\0')
+                return (long)i;
+        got += (size_t)n;
+    }
+    return (long)got;
+}
+
+/* Pointer `index` of the argv array at `argv`, or false when unreadable. */
+bool read_pointer(uint32_t pid, uint64_t argv, size_t index, uint64_t *out)
+{
+    return read_remote(pid, out, argv + index * sizeof *out, sizeof *out) == (long)sizeof *out;
+}
+
+/* The target of /proc/PID/LINK (cwd, or fd/N) as a field `key`; nothing when unreadable. */
+void proc_link_field(jsonl::line &l, const char *key, uint32_t pid, const char *link, long fd)
+{
+    char path[64];
+    size_t at = 0;
+    append_text(path, &at, "/proc/");
+    append_number(path, &at, pid);
+    append_text(path, &at, "/");
+    append_text(path, &at, link);
+    if (fd >= 0)
+        append_number(path, &at, (unsigned long)fd);
+    path[at] = '\0';
+    long n = rsys(SYS_readlinkat, AT_FDCWD, (long)path, (long)g_where, sizeof g_where);
+    if (n > 0)
+        jsonl::field_str(l, key, g_where, (size_t)n);
+}
+
+/* Whether g_text (the path, `len` bytes) names an existing file where the caller starts
+ * from: its working directory or `dirfd` for a relative path. A hint for readers (a PATH
+ * search logs every candidate it tries), not a verdict: the file can appear or go before the
+ * kernel looks, and a caller in a mount namespace of its own sees other files. Nothing when
+ * it cannot be told (an unreadable directory, /proc not the sandbox's). */
+void found_field(jsonl::line &l, uint32_t pid, long len, long dirfd, bool proc_shows_sandbox)
+{
+    if (len == 0) {
+        jsonl::field_bool(l, "found", dirfd >= 0);  /* fexecve: the descriptor is the file */
+        return;
+    }
+    long base = AT_FDCWD;
+    if (g_text[0] != '/') {
+        if (!proc_shows_sandbox)
+            return;
+        char path[64];
+        size_t at = 0;
+        append_text(path, &at, "/proc/");
+        append_number(path, &at, pid);
+        append_text(path, &at, dirfd == kAtFdcwd ? "/cwd" : "/fd/");
+        if (dirfd != kAtFdcwd)
+            append_number(path, &at, (unsigned long)dirfd);
+        path[at] = '\0';
+        base = rsys(SYS_openat, AT_FDCWD, (long)path, O_PATH | O_CLOEXEC);
+        if (base < 0)
+            return;
+    }
+    long ret = rsys(SYS_faccessat, base, (long)g_text, F_OK);
+    if (base != AT_FDCWD)
+        raw_close((int)base);
+    if (ret == 0 || ret == -ENOENT || ret == -ENOTDIR)
+        jsonl::field_bool(l, "found", ret == 0);
+}
+
+/* argv as an array; false when a pointer or a string could not be read. */
+bool argv_field(jsonl::line &l, uint32_t pid, uint64_t argv)
+{
+    jsonl::open(l, "argv", '[');
+    bool readable = true;
+    for (size_t i = 0; argv != 0; i++) {
+        uint64_t p = 0;
+        if (!read_pointer(pid, argv, i, &p)) {
+            readable = false;
+            break;
+        }
+        if (p == 0)
+            break;
+        if (i == kMaxArgs) {
+            l.cut = true;
+            break;
+        }
+        long n = read_string(pid, p);
+        if (n < 0) {
+            readable = false;
+            break;
+        }
+        jsonl::item_str(l, g_text, (size_t)n);
+    }
+    jsonl::close(l);
+    return readable;
+}
+
+}  // namespace
+
+bool exec_event_syscall(int nr)
+{
+    return nr == SYS_execve || nr == SYS_execveat;
+}
+
+void exec_event_record(int listener, const kuapi::seccomp_notif &n, bool proc_shows_sandbox)
+{
+    const bool at = n.data.nr == SYS_execveat;
+    const uint64_t *args = n.data.args;
+    const long dirfd = at ? (long)(int)args[0] : kAtFdcwd;
+    jsonl::line l;
+    effect_log_begin(l, g_line, sizeof g_line, "mediator", "exec");
+    jsonl::field_u64(l, "pid", n.pid);
+    jsonl::field_str(l, "syscall", at ? "execveat" : "execve");
+    if (at) {
+        jsonl::field_i64(l, "dirfd", dirfd);
+        jsonl::field_u64(l, "flags", (uint32_t)args[4]);
+    }
+    long len = read_string(n.pid, args[at ? 1 : 0]);
+    if (len >= 0)
+        jsonl::field_str(l, "path", g_text, (size_t)len);
+    else
+        jsonl::field_null(l, "path");
+    if (len >= 0 && len < (long)kStringBytes)
+        found_field(l, n.pid, len, dirfd, proc_shows_sandbox);
+    /* Where a relative path (or fexecve's empty one) starts from. */
+    if (proc_shows_sandbox && len >= 0 && (len == 0 || g_text[0] != '/')) {
+        if (dirfd == kAtFdcwd)
+            proc_link_field(l, "cwd", n.pid, "cwd", -1);
+        else
+            proc_link_field(l, "dir", n.pid, "fd/", dirfd);
+    }
+    bool argv_ok = argv_field(l, n.pid, args[at ? 2 : 1]);
+    if (len < 0 || !argv_ok)
+        jsonl::field_str(l, "unreadable", len < 0 ? "path" : "argv");
+    /* Read by pid: the line is the caller's only if its notification is still pending. */
+    if (rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_ID_VALID, (long)&n.id) != 0)
+        return;
+    effect_log_write(l);
+}
