@@ -95,6 +95,25 @@ void rollback(cgroup_run *run, int made)
     run->leaf.own = nullptr;
 }
 
+/* The wanted limits of the controllers `dir` carries; pids.max is the same file in v1 and v2. */
+bool write_limits(const cg_dir *dir, const cgroup_wants *wants, char *why, size_t why_size)
+{
+    bool v2 = dir->version == 2;
+    if ((dir->controllers & cg_bit(CG_PIDS)) && wants->pids_max != 0) {
+        char num[24];
+        if (!cg_write_limit(dir->path, "pids.max", cg_utoa(wants->pids_max, num), why, why_size))
+            return false;
+    }
+    if ((dir->controllers & cg_bit(CG_MEMORY)) && wants->memory_max != 0 &&
+        !(v2 ? cg_v2_write_memory : cg_v1_write_memory)(dir->path, wants->memory_max, why, why_size))
+        return false;
+    if ((dir->controllers & cg_bit(CG_CPU)) && wants->cpu_quota_us != 0 &&
+        !(v2 ? cg_v2_write_cpu : cg_v1_write_cpu)(dir->path, wants->cpu_quota_us, wants->cpu_period_us, why,
+                                                  why_size))
+        return false;
+    return true;
+}
+
 /* The first v2 controller with enable set decides the caller's v2 cgroup (all share it). */
 const char *leaf_parent(const cgroup_probe *probe, unsigned enable)
 {
@@ -165,9 +184,7 @@ cgroup_run *cgroup_create(const cgroup_host *host, const cgroup_probe *probe, co
             rollback(run, i);
             return nullptr;
         }
-        bool ok = dir->version == 2 ? cg_v2_write_limits(dir, wants, why, why_size)
-                                    : cg_v1_write_limits(dir, wants, why, why_size);
-        if (!ok) {
+        if (!write_limits(dir, wants, why, why_size)) {
             rollback(run, i + 1);
             return nullptr;
         }

@@ -94,9 +94,12 @@ long cg_v2_undo_leaf(const cg_leaf *leaf, const char *const *fake_files, const c
 bool cg_make_dir(const char *path, const char *const *fake_files, char *why, size_t why_size);
 /* Supervisor (libc): the leaf move for the controllers in `enable` (cg_bit mask). */
 bool cg_v2_leaf_move(cgroup_run *run, const char *own, pid_t self, unsigned enable, char *why, size_t why_size);
-/* Supervisor (libc): writes the wanted limits of the controllers `dir` carries. */
-bool cg_v2_write_limits(const cg_dir *dir, const cgroup_wants *wants, char *why, size_t why_size);
-bool cg_v1_write_limits(const cg_dir *dir, const cgroup_wants *wants, char *why, size_t why_size);
+/* Supervisor (libc): one limit, written the way each version's files take it (cgroup.cpp
+ * decides which limits a directory carries). */
+bool cg_v1_write_memory(const char *dir, uint64_t bytes, char *why, size_t why_size);
+bool cg_v1_write_cpu(const char *dir, uint32_t quota_us, uint32_t period_us, char *why, size_t why_size);
+bool cg_v2_write_memory(const char *dir, uint64_t bytes, char *why, size_t why_size);
+bool cg_v2_write_cpu(const char *dir, uint32_t quota_us, uint32_t period_us, char *why, size_t why_size);
 /* Adds what the kernel counted in `dir` to *out. */
 void cg_v2_read_events(const cg_dir *dir, cgroup_events *out);
 void cg_v1_read_events(const cg_dir *dir, cgroup_events *out);

@@ -12,27 +12,6 @@ namespace {
 
 constexpr unsigned kFreezeWaitMs = 1000;
 
-bool write_memory(const char *dir, uint64_t bytes, char *why, size_t why_size)
-{
-    char num[24];
-    cg_utoa(bytes, num);
-    if (!cg_write_limit(dir, "memory.limit_in_bytes", num, why, why_size))
-        return false;
-    /* memory+swap = memory: no swap beyond the limit (the file exists with swap accounting) */
-    return !cg_exists(dir, "memory.memsw.limit_in_bytes") ||
-           cg_write_limit(dir, "memory.memsw.limit_in_bytes", num, why, why_size);
-}
-
-/* The period first: the kernel checks the quota against the period in force. */
-bool write_cpu(const char *dir, uint32_t quota_us, uint32_t period_us, char *why, size_t why_size)
-{
-    char quota[24], period[24];
-    cg_utoa(quota_us, quota);
-    cg_utoa(period_us, period);
-    return cg_write_limit(dir, "cpu.cfs_period_us", period, why, why_size) &&
-           cg_write_limit(dir, "cpu.cfs_quota_us", quota, why, why_size);
-}
-
 /* A whole small file, or "" when it cannot be read. */
 void read_text(const char *dir, const char *file, char *buf, size_t size)
 {
@@ -49,20 +28,25 @@ bool frozen(const char *dir)
 
 }  // namespace
 
-bool cg_v1_write_limits(const cg_dir *dir, const cgroup_wants *wants, char *why, size_t why_size)
+bool cg_v1_write_memory(const char *dir, uint64_t bytes, char *why, size_t why_size)
 {
-    if ((dir->controllers & cg_bit(CG_PIDS)) && wants->pids_max != 0) {
-        char num[24];
-        if (!cg_write_limit(dir->path, "pids.max", cg_utoa(wants->pids_max, num), why, why_size))
-            return false;
-    }
-    if ((dir->controllers & cg_bit(CG_MEMORY)) && wants->memory_max != 0 &&
-        !write_memory(dir->path, wants->memory_max, why, why_size))
+    char num[24];
+    cg_utoa(bytes, num);
+    if (!cg_write_limit(dir, "memory.limit_in_bytes", num, why, why_size))
         return false;
-    if ((dir->controllers & cg_bit(CG_CPU)) && wants->cpu_quota_us != 0 &&
-        !write_cpu(dir->path, wants->cpu_quota_us, wants->cpu_period_us, why, why_size))
-        return false;
-    return true;
+    /* memory+swap = memory: no swap beyond the limit (the file exists with swap accounting) */
+    return !cg_exists(dir, "memory.memsw.limit_in_bytes") ||
+           cg_write_limit(dir, "memory.memsw.limit_in_bytes", num, why, why_size);
+}
+
+/* The period first: the kernel checks the quota against the period in force. */
+bool cg_v1_write_cpu(const char *dir, uint32_t quota_us, uint32_t period_us, char *why, size_t why_size)
+{
+    char quota[24], period[24];
+    cg_utoa(quota_us, quota);
+    cg_utoa(period_us, period);
+    return cg_write_limit(dir, "cpu.cfs_period_us", period, why, why_size) &&
+           cg_write_limit(dir, "cpu.cfs_quota_us", quota, why, why_size);
 }
 
 void cg_v1_read_events(const cg_dir *dir, cgroup_events *out)

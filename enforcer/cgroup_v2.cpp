@@ -16,25 +16,6 @@ namespace {
 
 constexpr unsigned kFreezeWaitMs = 1000;
 
-/* memory.oom.group stays 0: it would make the OOM killer take init too, and with init every
- * process on its memory (the supervisor and the warden). */
-bool write_memory(const char *dir, uint64_t bytes, char *why, size_t why_size)
-{
-    char num[24];
-    cg_utoa(bytes, num);
-    if (!cg_write_limit(dir, "memory.max", num, why, why_size))
-        return false;
-    /* no swap beyond the limit (the file exists only with swap accounting) */
-    return !cg_exists(dir, "memory.swap.max") || cg_write_limit(dir, "memory.swap.max", "0", why, why_size);
-}
-
-bool write_cpu(const char *dir, uint32_t quota_us, uint32_t period_us, char *why, size_t why_size)
-{
-    char quota[24], period[24], text[48];
-    snprintf(text, sizeof text, "%s %s", cg_utoa(quota_us, quota), cg_utoa(period_us, period));
-    return cg_write_limit(dir, "cpu.max", text, why, why_size);
-}
-
 void read_text(const char *dir, const char *file, char *buf, size_t size)
 {
     if (cg_read(dir, file, buf, size) < 0)
@@ -75,20 +56,23 @@ void move_one_back(pid_t pid, void *arg)
 
 }  // namespace
 
-bool cg_v2_write_limits(const cg_dir *dir, const cgroup_wants *wants, char *why, size_t why_size)
+/* memory.oom.group stays 0: it would make the OOM killer take init too, and with init every
+ * process on its memory (the supervisor and the warden). */
+bool cg_v2_write_memory(const char *dir, uint64_t bytes, char *why, size_t why_size)
 {
-    if ((dir->controllers & cg_bit(CG_PIDS)) && wants->pids_max != 0) {
-        char num[24];
-        if (!cg_write_limit(dir->path, "pids.max", cg_utoa(wants->pids_max, num), why, why_size))
-            return false;
-    }
-    if ((dir->controllers & cg_bit(CG_MEMORY)) && wants->memory_max != 0 &&
-        !write_memory(dir->path, wants->memory_max, why, why_size))
+    char num[24];
+    cg_utoa(bytes, num);
+    if (!cg_write_limit(dir, "memory.max", num, why, why_size))
         return false;
-    if ((dir->controllers & cg_bit(CG_CPU)) && wants->cpu_quota_us != 0 &&
-        !write_cpu(dir->path, wants->cpu_quota_us, wants->cpu_period_us, why, why_size))
-        return false;
-    return true;
+    /* no swap beyond the limit (the file exists only with swap accounting) */
+    return !cg_exists(dir, "memory.swap.max") || cg_write_limit(dir, "memory.swap.max", "0", why, why_size);
+}
+
+bool cg_v2_write_cpu(const char *dir, uint32_t quota_us, uint32_t period_us, char *why, size_t why_size)
+{
+    char quota[24], period[24], text[48];
+    snprintf(text, sizeof text, "%s %s", cg_utoa(quota_us, quota), cg_utoa(period_us, period));
+    return cg_write_limit(dir, "cpu.max", text, why, why_size);
 }
 
 void cg_v2_read_events(const cg_dir *dir, cgroup_events *out)

@@ -15,6 +15,7 @@
 #include "effect_log.h"
 #include "raw.h"
 #include "report.h"
+#include "text_append.h"
 
 const char kNprocWeakness[] =
     "RLIMIT_NPROC counts every task of the caller's user in the sandbox's user namespace and refuses "
@@ -217,7 +218,11 @@ void limits_protect_supervisor(const run_ctx *ctx, pid_t init)
     if (ctx->limits->cgroup == nullptr || ctx->limits->wants.memory_max == 0)
         return;
     char path[48];
-    snprintf(path, sizeof path, "/proc/%d/oom_score_adj", (int)init);
+    size_t at = 0;
+    append_text(path, &at, "/proc/");
+    append_number(path, &at, (unsigned long)init);
+    append_text(path, &at, "/oom_score_adj");
+    path[at] = '\0';
     long fd = raw_open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return;
