@@ -1,10 +1,11 @@
-// compiler/bpf_eval.h — an interpreter of classic seccomp BPF, the reference the compiler's
-// translation validation, --explain's path lengths and the kernel differential test compare
-// against.
+// compiler/bpf_eval.h — the classic seccomp BPF interpreter of ir/bpf_interp.h (the one the
+// enforcer's mediator runs too), as the compiler's translation validation, --explain's path
+// lengths and the kernel differential test use it.
 //
-// Precondition: the program passed tp_bpf_check (ir/bpf_check.h); evaluate() asserts it.
-// Semantics are the kernel's (kernel/bpf/core.c, classic BPF as seccomp runs it): A and X
-// start at 0, ALU is 32-bit wrapping, jumps are relative to the next instruction.
+// Precondition: the program passed tp_bpf_check (ir/bpf_check.h); evaluate() asserts it,
+// throwing std::logic_error naming the instruction. Semantics are the kernel's (see
+// ir/bpf_interp.h): A and X start at 0, ALU is 32-bit wrapping, jumps are relative to the
+// next instruction.
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,9 @@
 // compiler/syscall_table.h — the native (x86_64) system call table the seccomp profile and its
 // verifier are written against.
 //
-// Invariants: numbers are the kernel's (arch/x86/entry/syscalls/syscall_64.tbl, common and
-// 64 ABIs) up to kTableMaxNr; names are unique; numbers with no entry (335–423) are holes the
-// kernel answers with ENOSYS. The table is the compiler's, not libseccomp's: libseccomp 2.5.4
+// The entries live in ir/syscall_names.cpp, shared with the enforcer. Invariants: numbers are
+// the kernel's (arch/x86/entry/syscalls/syscall_64.tbl, common and 64 ABIs) up to kTableMaxNr;
+// names are unique; numbers with no entry (335–423) are holes the kernel answers with ENOSYS. The table is the compiler's, not libseccomp's: libseccomp 2.5.4
 // stops at set_mempolicy_home_node (450) and would not know open_tree_attr (467).
 #pragma once
 

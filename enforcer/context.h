@@ -37,6 +37,7 @@ struct run_ctx {
     unsigned landlock_abi;      /* ABI in use; 0 = Landlock is not applied */
     bool seccomp;               /* load the plan's seccomp filter */
     bool mediate_connect;       /* mediate the command's connect() calls (mediator.h) */
+    bool deny_events;           /* the effect log records denied system calls (deny_events.h) */
     bool share_terminal;        /* the command stays in the caller's session (init.cpp) */
     run_limits *limits;         /* cgroup, rlimits and timeout of the run (run_limits.h) */
 

@@ -211,6 +211,8 @@ void installed_list(jsonl::line &l, const run_ctx *ctx)
             jsonl::item_str(l, "connect_mediation");
             jsonl::item_str(l, "exec_events");
         }
+        if (ctx->deny_events)
+            jsonl::item_str(l, "denied_syscall_events");
         const tp_network *net = ctx->plan->network;
         if (net != nullptr && (ctx->clone_flags & CLONE_NEWNET)) {
             if (net->modes & TP_NET_PROXY)

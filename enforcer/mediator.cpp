@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "bpf_check.h"
+#include "bpf_listen.h"
+#include "deny_events.h"
 #include "effect_log.h"
 #include "exec_events.h"
 #include "kuapi.h"
@@ -42,11 +44,17 @@ struct mediator_setup {
     bool private_pids;        /* ... and its own PID namespace: a peer outside has no pid here */
     bool proc_shows_sandbox;  /* /proc/PID is the sandbox's PID: relative paths can be resolved */
     int log_fd;               /* the effect log, kept for exec events (exec_events.h); -1 = none */
+    const tp_bpf_insn *plan_prog;  /* with denied-syscall events: the plan's filter (deny_events.h) */
+    uint32_t plan_len;
 };
 
-mediator_setup g_setup = {-1, -1, false, false, false, -1};
+mediator_setup g_setup = {-1, -1, false, false, false, -1, nullptr, 0};
 bool g_started;  /* init's: the mediator runs (mediator_start is called twice with exec events) */
 alignas(16) char g_mediator_stack[32 << 10];
+
+/* Why the mediator itself refused the connect it is answering (a refusal of its own, not
+ * the kernel's answer), for the effect log; nullptr otherwise. */
+const char *g_refusal;
 
 /* Set by the early command while init waits for it (raw.h): the listener, which lands in the
  * fd table it shares with init, or -errno when the filter could not be installed; 0 = not
@@ -63,8 +71,10 @@ long rsys(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, l
 /* An O_PATH descriptor of the command's working directory, for a relative socket path. */
 long open_command_cwd(uint32_t pid)
 {
-    if (!g_setup.proc_shows_sandbox)
+    if (!g_setup.proc_shows_sandbox) {
+        g_refusal = "a relative socket path, and /proc does not show the sandbox's processes";
         return -EACCES;  /* /proc numbers processes another way: fail closed */
+    }
     char path[48];
     size_t at = 0;
     append_text(path, &at, "/proc/");
@@ -109,8 +119,10 @@ long connect_pathname(int sock, uint32_t pid, const char *path)
     long ret = rsys(SYS_fstat, target, (long)&st);
     if (ret == 0 && !S_ISSOCK(st.st_mode))
         ret = -ECONNREFUSED;  /* what connect() answers for a path that is no socket */
-    if (ret == 0 && (ret = rsys(SYS_fstatfs, target, (long)&fs)) == 0 && (fs.f_flags & kStRdonly))
-        ret = -EACCES;  /* a host socket: the sandbox writes no such mount */
+    if (ret == 0 && (ret = rsys(SYS_fstatfs, target, (long)&fs)) == 0 && (fs.f_flags & kStRdonly)) {
+        g_refusal = "the socket is on a mount the sandbox cannot write: a host socket";
+        ret = -EACCES;
+    }
     if (ret == 0) {
         /* The very inode checked, through its descriptor: no second lookup of `path`. */
         struct sockaddr_un via = {};
@@ -121,6 +133,7 @@ long connect_pathname(int sock, uint32_t pid, const char *path)
         ret = rsys(SYS_connect, sock, (long)&via, (long)(offsetof(struct sockaddr_un, sun_path) + at + 1));
         if (ret == 0 && !peer_inside(sock)) {
             rsys(SYS_shutdown, sock, SHUT_RDWR);
+            g_refusal = "the socket's listener is not a process of the sandbox";
             ret = -EACCES;
         }
     }
@@ -152,10 +165,14 @@ long mediated_connect(int sock, uint32_t pid, const unsigned char *addr, uint32_
         path[n] = '\0';
         return connect_pathname(sock, pid, path);
     }
-    if (!g_setup.private_netns && unix_address)
-        return -EPERM;  /* an abstract socket outside the sandbox: Landlock's scope would refuse */
-    if (!g_setup.private_netns && (domain == AF_INET || domain == AF_INET6))
-        return -EACCES;  /* Landlock's TCP layer would refuse (landlock.h) */
+    if (!g_setup.private_netns && unix_address) {
+        g_refusal = "an abstract socket, and the sandbox has no network namespace of its own";
+        return -EPERM;  /* as Landlock's abstract-socket scope would answer */
+    }
+    if (!g_setup.private_netns && (domain == AF_INET || domain == AF_INET6)) {
+        g_refusal = "TCP, and the sandbox has no network namespace of its own";
+        return -EACCES;  /* as Landlock's TCP layer would answer (landlock.h) */
+    }
     return rsys(SYS_connect, sock, (long)addr, len);
 }
 
@@ -188,6 +205,8 @@ long answer(int listener, const kuapi::seccomp_notif &n)
         ret = -ESRCH;
     if (ret == 0)
         ret = mediated_connect((int)sock, n.pid, addr, len);
+    if (g_refusal != nullptr && g_setup.log_fd >= 0)
+        deny_event_connect(listener, n, (int)-ret, g_refusal, addr, len);
     if (sock >= 0)
         raw_close((int)sock);
     raw_close((int)pidfd);
@@ -227,6 +246,22 @@ void keep_only_ptrace()
     rsys(SYS_capset, (long)&header, (long)data);
 }
 
+/* The answer to one notification: a call the plan denies (with denied-syscall events: its
+ * errno, recorded), an exec (recorded, then the kernel goes on), or a connect (made here). */
+void decide(int listener, const kuapi::seccomp_notif &n, kuapi::seccomp_notif_resp &resp)
+{
+    if (g_setup.plan_prog != nullptr && deny_event_answer(g_setup.plan_prog, g_setup.plan_len, listener, n, &resp.error))
+        return;
+    if (exec_event_syscall(n.data.nr)) {
+        exec_event_record(listener, n, g_setup.proc_shows_sandbox);
+        resp.flags = kuapi::SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+        return;
+    }
+    g_refusal = nullptr;
+    long ret = answer(listener, n);
+    resp.error = ret < 0 ? (int32_t)ret : 0;
+}
+
 void serve(int listener)
 {
     for (;;) {
@@ -241,13 +276,7 @@ void serve(int listener)
             continue;  /* the caller was killed while we woke up */
         kuapi::seccomp_notif_resp resp = {};
         resp.id = n.id;
-        if (exec_event_syscall(n.data.nr)) {
-            exec_event_record(listener, n, g_setup.proc_shows_sandbox);
-            resp.flags = kuapi::SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-        } else {
-            long ret = answer(listener, n);
-            resp.error = ret < 0 ? (int32_t)ret : 0;
-        }
+        decide(listener, n, resp);
         rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_SEND, (long)&resp);
     }
 }
@@ -280,6 +309,7 @@ int mediator_entry(void *)
     }
     if (listener >= 0)
         serve(listener);
+    deny_events_summary();
     rsys(SYS_exit, 0);
     return 0;
 }
@@ -302,19 +332,40 @@ const tp_bpf_insn kConnectExecFilter[] = {
     {TP_BPF_RET | TP_BPF_K, 0, 0, TP_RET_ALLOW},
 };
 
-/* Installs the connect filter (with the exec rules when `execs`) on the calling thread: its
- * listener, or -errno. Raw. */
-long install_filter(bool execs)
+constexpr uint32_t kConnectExecLen = sizeof kConnectExecFilter / sizeof kConnectExecFilter[0];
+static_assert(kConnectExecLen <= kListenerTailMax, "the mediator's rules fit where preflight left room");
+
+/* With denied-syscall events: the listener program (ir/bpf_listen.h), built by the command. */
+tp_bpf_insn g_listener_prog[TP_BPF_MAXINSNS];
+
+/* Installs `prog` on the calling thread with a listener: the listener, or -errno. Raw. */
+long install_with_listener(const kuapi::sock_fprog &prog)
 {
-    kuapi::sock_fprog prog = {(unsigned short)(sizeof kConnectFilter / sizeof kConnectFilter[0]), kConnectFilter};
-    if (execs)
-        prog = {(unsigned short)(sizeof kConnectExecFilter / sizeof kConnectExecFilter[0]), kConnectExecFilter};
     unsigned flags = kuapi::SECCOMP_FILTER_FLAG_NEW_LISTENER | kuapi::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
     long listener = rsys(SYS_seccomp, kuapi::SECCOMP_SET_MODE_FILTER, flags, (long)&prog);
     if (listener == -EINVAL)  /* before Linux 5.19: a signal may restart a connect */
         listener = rsys(SYS_seccomp, kuapi::SECCOMP_SET_MODE_FILTER, kuapi::SECCOMP_FILTER_FLAG_NEW_LISTENER,
                         (long)&prog);
     return listener;
+}
+
+/* The connect filter, with the exec rules when `execs`. Raw. */
+long install_filter(bool execs)
+{
+    if (execs)
+        return install_with_listener({(unsigned short)kConnectExecLen, kConnectExecFilter});
+    return install_with_listener({(unsigned short)(sizeof kConnectFilter / sizeof kConnectFilter[0]), kConnectFilter});
+}
+
+/* The plan's filter as the listener program, in place of both the connect filter and the
+ * plan's own (seccomp_enforce then loads nothing). */
+long install_listener_program(const tp_plan *plan)
+{
+    uint32_t len = tp_bpf_listener_program(plan->seccomp_prog, plan->seccomp_insn_count, kConnectExecFilter,
+                                           kConnectExecLen, g_listener_prog, TP_BPF_MAXINSNS);
+    if (len == 0)
+        return -E2BIG;  /* preflight made sure it fits */
+    return install_with_listener({(unsigned short)len, g_listener_prog});
 }
 
 bool wanted(const run_ctx *ctx)
@@ -379,7 +430,7 @@ const char *mediator_unavailable_reason()
 
 void mediator_install_early(const run_ctx *ctx)
 {
-    if (wanted(ctx))
+    if (wanted(ctx) && !ctx->deny_events)
         g_early_listener = install_filter(execs_wanted(ctx));
 }
 
@@ -388,8 +439,15 @@ void mediator_prepare(run_ctx *ctx, bool early)
     ctx->mediator_fd = -1;
     if (!wanted(ctx))
         return;
-    g_setup = {-1, -1, false, ctx->pid_ns, !ctx->pid_ns || plan_mounts_fresh_proc(ctx->plan), effect_log_fd()};
-    if (early)
+    g_setup = {-1, -1, false, ctx->pid_ns, !ctx->pid_ns || plan_mounts_fresh_proc(ctx->plan), effect_log_fd(),
+               nullptr, 0};
+    if (ctx->deny_events) {
+        g_setup.plan_prog = ctx->plan->seccomp_prog;
+        g_setup.plan_len = ctx->plan->seccomp_insn_count;
+    }
+    /* The early command installed the connect filter; the listener program is installed
+     * last, by the command, and handed over as on the late path. */
+    if (early && !ctx->deny_events)
         return;
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
@@ -423,9 +481,12 @@ void mediator_attach(const run_ctx *ctx)
 {
     if (!wanted(ctx) || g_early_listener > 0)
         return;
-    long listener = g_early_listener < 0 ? g_early_listener : install_filter(execs_wanted(ctx));
+    long listener = g_early_listener < 0 ? g_early_listener
+                    : ctx->deny_events   ? install_listener_program(ctx->plan)
+                                         : install_filter(execs_wanted(ctx));
     if (listener < 0)
-        fail(EXIT_STARTUP, "cannot install the connect filter: %s", strerror((int)-listener));
+        fail(EXIT_STARTUP, "cannot install the %s: %s", ctx->deny_events ? "listener program" : "connect filter",
+             strerror((int)-listener));
     send_listener(ctx->mediator_fd, (int)listener);
     close((int)listener);
     close(ctx->mediator_fd);

@@ -27,6 +27,9 @@
  * With the effect log the filter has two more rules, execve and execveat -> user
  * notification, and the mediator writes an exec event for each and lets the kernel go on
  * (exec_events.h); it then starts before the command's own execve, which it answers too.
+ * With denied-syscall events too (deny_events.h), the command loads one listener program in
+ * place of both that filter and the plan's (ir/bpf_listen.h), as its very last step, and hands
+ * the listener over on both paths; the mediator answers each denial with the plan's errno.
  * Limits: a mediated unix connection's peer credentials name the mediator (same uid and gid);
  * a blocking connect to a full backlog holds the connects behind it; sendto()/sendmsg() with
  * a destination address (unix datagrams) are not mediated: a filter cannot see sendmsg's
@@ -58,6 +61,7 @@ void mediator_start(const run_ctx *ctx);
 void mediator_start_for_execs(const run_ctx *ctx);
 
 /* The command, after no_new_privs and Landlock, before the plan's filter: unless the early
- * command did, installs the connect filter and hands its listener to the mediator; refuses to
- * go on (125) when the filter could not be installed either way. */
+ * command did, installs the connect filter (with denied-syscall events: the listener program,
+ * which holds the plan's filter) and hands its listener to the mediator; refuses to go on
+ * (125) when the filter could not be installed either way. */
 void mediator_attach(const run_ctx *ctx);

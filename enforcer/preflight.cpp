@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "deny_events.h"
 #include "effect_log.h"
 #include "landlock.h"
 #include "mediator.h"
@@ -318,16 +319,22 @@ void decide_mediation(run_ctx *ctx, loss_list *losses)
 
 /* After mediation: a plan without mount steps (or a host without the mount API, already
  * reported through lose_mount_layer) cannot hide the log; without mediation there are no
- * exec events. */
-void decide_effect_log(const run_ctx *ctx, loss_list *losses)
+ * exec or denied-syscall events. */
+void decide_effect_log(run_ctx *ctx, loss_list *losses)
 {
     if (ctx->log_path == nullptr)
         return;
     if (!ctx->mount_layer)
         lose_effect_log_guarantees(ctx, losses, "the plan builds no mount tree");
-    if (!ctx->mediate_connect)
-        add_loss(losses, true, "exec events in the effect log", "connect mediation",
+    if (!ctx->mediate_connect) {
+        add_loss(losses, true, "exec and denied-syscall events in the effect log", "connect mediation",
                  ctx->seccomp ? "connect mediation is unavailable on this host" : "the seccomp filter is not installed");
+        return;
+    }
+    const char *why = deny_events_unavailable_reason(ctx->plan);
+    ctx->deny_events = why == nullptr;
+    if (why != nullptr)
+        add_loss(losses, true, "denied-syscall events in the effect log", "the listener program", why);
 }
 
 void lose_limit(void *arg, bool required, const char *what, const char *needs, const char *why,

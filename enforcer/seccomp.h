@@ -14,5 +14,6 @@
 const char *seccomp_unavailable_reason(const tp_plan *plan);
 
 /* Command, after landlock_enforce (no_new_privs is set): installs the filter. A failure
- * refuses when the guarantee may not degrade, else warns and goes on without it. */
+ * refuses when the guarantee may not degrade, else warns and goes on without it. With
+ * denied-syscall events the filter is already in, inside the listener program (mediator.h). */
 void seccomp_enforce(const run_ctx *ctx);

@@ -8,6 +8,11 @@
 #  - exec lines keep argv exactly (quotes, newlines, invalid UTF-8 as U+FFFD), give the cwd
 #    of a relative path and fexecve's file, record a failed exec (found: false) and a #!
 #    script once;
+#  - denied system calls (the seccomp battery's, made raw): each answers exactly what it
+#    answers without the log, and is one denied line naming the call, its errno and its
+#    arguments (high bits too), then one deny_summary line; a flood of 3,000 denials is
+#    answered in full and recorded 16 times; the command cannot kill the mediator; a host
+#    unix socket connect mediation refuses is a denied line with the address and the reason;
 #  - memory_max (root: an OOM line, exit 137, the memory peak; user: the loss in run_start,
 #    and under --strict the refusal as run_start + run_end 78), the timeout (a limit line);
 #  - many writers at once (exec lines and proxy lines) leave every line whole;
@@ -71,6 +76,10 @@ def summary(e):
         return "run_end %s %s" % (e["by"], e["exit"])
     if ev == "warning":
         return "warning %s %s" % (e["by"], e["text"])
+    if ev == "denied":
+        return "denied %s %s %s" % (e["by"], e["syscall"], e.get("error", e["errno"]))
+    if ev == "deny_summary":
+        return "deny_summary %s denied=%s recorded=%s" % (e["by"], e["denied"], e["recorded"])
     return "UNKNOWN " + ev
 
 def events(path):
@@ -197,6 +206,93 @@ run_end supervisor 0" "$SUMMARY"
 check_log "execveat: AT_EMPTY_PATH and the descriptor" "True" "ev[6]['flags'] == 0x1000 and ev[6]['dirfd'] >= 0"
 check_log "every exec but the failed one found its file" "[True, True, True, False, True, True]" \
     "[e.get('found') for e in ev[1:-1]]"
+
+section "denied system calls: the same answers as without the log, one line each"
+deny_battery() {
+    cat <<EOF
+cd $W || exit 99
+for op in bpf keyctl mount unshare setns reboot; do $SYSPROBE \$op \$op; done
+$SYSPROBE clone_newuser clone 0x10000011
+$SYSPROBE clone3 clone3
+$SYSPROBE pers_noaslr personality 0x40000
+$SYSPROBE sti_null_hi ioctl /dev/null 0x100005412
+$SYSPROBE nr470 nr 470
+$SYSPROBE vsock socket 40 1 0
+$SYSPROBE allowed nr 39
+EOF
+}
+use_log "$T/logs/denied.jsonl"
+sbx_script "$T/plan" < <(deny_battery)
+expect_rc 0
+logged_out=$OUT
+EXEC=$REAL_EXEC
+sbx_script "$T/plan" < <(deny_battery)
+EXEC=$T/bin/tartaros-exec
+check_eq "every call answers what it answers without the log" "$OUT" "$logged_out"
+check_match "... and the battery was denied, not allowed" "bpf=EPERM" "$logged_out"
+check_match "... getpid was allowed" "allowed=ok" "$logged_out"
+summarize
+check_eq "log: one denied line per denied call, with the plan's errno" "denied mediator bpf EPERM
+denied mediator keyctl EPERM
+denied mediator mount EPERM
+denied mediator unshare EPERM
+denied mediator setns EPERM
+denied mediator reboot EPERM
+denied mediator clone EPERM
+denied mediator clone3 ENOSYS
+denied mediator personality EPERM
+denied mediator ioctl EPERM
+denied mediator None ENOSYS
+denied mediator socket EAFNOSUPPORT
+deny_summary mediator denied=12 recorded=12" "$(grep -E '^(denied|deny_summary) ' <<<"$SUMMARY")"
+check_log "run_start: denied_syscall_events installed" "True" "'denied_syscall_events' in ev[0]['installed']"
+check_log "the clone line's flags" "0x10000011" "[e for e in ev if e.get('syscall') == 'clone'][0]['args'][0]"
+check_log "the ioctl line keeps the high bits the filter ignores" "0x100005412" \
+    "[e for e in ev if e.get('syscall') == 'ioctl'][0]['args'][1]"
+check_log "a number beyond the table is named by number" "470 38" \
+    "' '.join(str(e[k]) for e in ev if e['event'] == 'denied' and e['syscall'] is None for k in ('nr', 'errno'))"
+check_log "the summary counts by name" "[('bpf', 1), ('keyctl', 1)]" \
+    "sorted((k, v) for k, v in [e for e in ev if e['event'] == 'deny_summary'][0]['counts'].items() if k in ('bpf', 'keyctl'))"
+
+UNIX_OUT=$T/.runs/unix.out
+spawn "${HELPER[@]}" serve "$UNIX_OUT" hostsvc=unix:$T/hostsvc.sock
+for _ in $(seq 1 50); do grep -q '^ready$' "$UNIX_OUT" 2>/dev/null && break; sleep 0.1; done
+chmod 666 "$T/hostsvc.sock"
+use_log "$T/logs/connect.jsonl"
+sbx "$T/plan" "$PROBE" hostsock unix-connect "$T/hostsvc.sock"
+check_match "a host unix socket is refused" "^hostsock=EACCES" "$OUT"
+check_log "... and is a denied line with the address and connect mediation's reason" \
+    "connect EACCES $T/hostsvc.sock the socket is on a mount the sandbox cannot write: a host socket" \
+    "' '.join(str(e.get(k)) for e in ev if e['event'] == 'denied' for k in ('syscall', 'error', 'address', 'reason'))"
+
+use_log "$T/logs/flood.jsonl"
+sbx "$T/plan" /usr/bin/python3 -c '
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+denied = 0
+for _ in range(3000):
+    if libc.syscall(321, 0, 0, 0) == -1 and ctypes.get_errno() == 1:
+        denied += 1
+print("eperm", denied)'
+expect_rc 0
+check_eq "a flood of 3,000 denials: each answered EPERM" "eperm 3000" "$OUT"
+check_log "... recorded 16 times" "16" "sum(1 for e in ev if e['event'] == 'denied' and e['syscall'] == 'bpf')"
+check_log "... and counted in full" "3000" "[e for e in ev if e['event'] == 'deny_summary'][0]['counts']['bpf']"
+
+use_log "$T/logs/signals.jsonl"
+sbx_script "$T/plan" <<EOF
+for pid in \$(ls /proc | grep -E '^[0-9]+\$'); do
+    [ "\$(cat /proc/\$pid/comm 2>/dev/null)" = tartaros-exec ] && [ "\$pid" != 1 ] || continue
+    kill -9 "\$pid" 2>/dev/null && echo "killed \$pid" || echo "refused \$pid"
+done
+$SYSPROBE bpf_after bpf
+/bin/true && echo exec=ok || echo exec=refused
+EOF
+check_match "the command cannot kill the mediator (Landlock's signal scope)" "^refused [0-9]+$" "$OUT"
+check_no_match "... no TartarOS process was killed" "^killed" "$OUT"
+check_match "... which goes on answering denials" "^bpf_after=EPERM$" "$OUT"
+check_match "... and execs" "^exec=ok$" "$OUT"
+check_log "... and recording them" "1" "sum(1 for e in ev if e['event'] == 'denied' and e['syscall'] == 'bpf')"
 
 section "many writers at once: every line whole"
 use_log "$T/logs/many.jsonl"

@@ -1,0 +1,56 @@
+/* enforcer/deny_events.h — denied system calls in the effect log (effect_log.h), recorded by
+ * the connect mediator (mediator.h).
+ *
+ * With --log, the command does not load the plan's filter as it is: it loads the listener
+ * program of ir/bpf_listen.h instead (the plan's filter with each denial turned into a user
+ * notification, then the mediator's connect and exec rules), the one filter of the thread
+ * with a listener. For a notification, the mediator runs the plan's own filter on the
+ * notified seccomp_data (ir/bpf_interp.h): a denial is answered with exactly the errno the
+ * plan gives (the command sees what it would without the log) and recorded; anything else is
+ * a connect or an exec, handled as before.
+ *
+ * What it costs and where it is blind (docs/effect-log.md):
+ *  - each denied call is a round trip to the mediator (~20 us) instead of an errno in the
+ *    kernel; so is every clone3, which the plan answers ENOSYS (libc then falls back on
+ *    clone), so the log shows one denial per fork of a clone3-first libc;
+ *  - the log is bounded: each system call is recorded at most kPerSyscall times and all of
+ *    them kTotal times; every denial is counted, and the mediator writes one deny_summary
+ *    line with the counts when the command's last process is gone;
+ *  - connect mediation's own refusals (a host unix socket, a listener outside the sandbox,
+ *    TCP or an abstract socket without the network namespace) are denied lines too, with the
+ *    address and the reason;
+ *  - a kill action (a foreign architecture, x32 numbers) is the kernel's alone: no event;
+ *  - if the mediator is gone, denied calls fail with ENOSYS instead of their errno (still
+ *    refused), and are not recorded.
+ */
+#pragma once
+
+#include "context.h"
+#include "kuapi.h"
+
+/* The most instructions the mediator's own rules (the tail of the listener program) take. */
+constexpr uint32_t kListenerTailMax = 8;
+
+/* Preflight, with the effect log and connect mediation: whether the plan's filter can be
+ * loaded as the listener program (it fits beside the mediator's rules, and it lets the
+ * command hand the listener over, which it does under that program: sendmsg on `handoff`
+ * and close), or why not. A plan that judged those calls by arguments other than the ones
+ * checked here (the descriptor, the flags) could stop the command at start-up; the
+ * compiler's profiles never look at them. */
+const char *deny_events_unavailable_reason(const tp_plan *plan);
+
+/* The mediator, for notification `n` on `listener`: when the plan's filter (`prog`, `len`
+ * instructions) denies the call, records it (unless the caller is gone) and returns true with
+ * the errno to answer in *err (negative); false when the plan allows it. Raw calls only. */
+bool deny_event_answer(const tp_bpf_insn *prog, uint32_t len, int listener, const kuapi::seccomp_notif &n,
+                       int32_t *err);
+
+/* The mediator, when it refused a connect itself (connect mediation's own rules, not the
+ * kernel's answer): records it with `reason` and the address the command gave (`addr`,
+ * `len` bytes), and counts it. Raw calls only; nothing without the effect log. */
+void deny_event_connect(int listener, const kuapi::seccomp_notif &n, int err, const char *reason,
+                        const unsigned char *addr, uint32_t len);
+
+/* The mediator, when the command's last process is gone: the deny_summary line, if any call
+ * was denied. Raw calls only. */
+void deny_events_summary();
