@@ -29,7 +29,7 @@ constexpr std::string_view kRunExit =
 
 constexpr std::string_view kOtherExit =
     "compile, explain, completion and man: 0 done, 78 refused. lint: 0 clean, 1 when a file has "
-    "errors, 78 when a file cannot be read or the usage is wrong.";
+    "errors (or, with --werror, warnings), 78 when a file cannot be read or the usage is wrong.";
 
 // `text` cut into lines of at most `width - indent` characters at spaces, each indented.
 std::vector<std::string> wrap(std::string_view text, size_t indent, size_t width = kWidth) {
@@ -207,7 +207,11 @@ void print_bash_completion(std::ostream &out) {
            "    explain)\n"
            "        if [[ $cur == -* ]]; then _tartaros_words -W \"--json --help\" -- \"$cur\"\n"
            "        else _tartaros_files \"$cur\"; fi ;;\n"
-           "    lint) _tartaros_files \"$cur\" ;;\n"
+           "    lint)\n"
+           "        case $prev in --format) _tartaros_words -W \"text json sarif\" -- \"$cur\" ;; *)\n"
+           "            if [[ $cur == -* ]]; then _tartaros_words -W \"--format --werror --help\" -- \"$cur\"\n"
+           "            else _tartaros_files \"$cur\"; fi ;;\n"
+           "        esac ;;\n"
            "    completion) _tartaros_words -W \"bash zsh\" -- \"$cur\" ;;\n"
            "    esac\n"
            "}\n"
@@ -256,7 +260,8 @@ void print_zsh_completion(std::ostream &out) {
            "    compile) _arguments '(-o --output)'{-o,--output}'[the plan to write]:PLAN:_files' "
            "'(-v --verbose)'{-v,--verbose}'[also print notes]' '1:POLICY:_files' ;;\n"
            "    explain) _arguments '--json[print JSON]' '1:PLAN:_files' ;;\n"
-           "    lint) _files ;;\n"
+           "    lint) _arguments '--format[the report format]:FORMAT:(text json sarif)' "
+           "'--werror[warnings fail too]' '*:POLICY:_files' ;;\n"
            "    completion) _values shell bash zsh ;;\n"
            "    esac ;;\n"
            "  esac\n"

@@ -59,8 +59,9 @@ constexpr std::array kSubcommands = {
     Subcommand{"compile", "POLICY.toml -o PLAN.bin [-v]",
                "check, lower and verify a policy, and write the plan atomically (as tartaros-compile)"},
     Subcommand{"explain", "PLAN.bin [--json]", "print every step of a plan, in order, with its policy line"},
-    Subcommand{"lint", "POLICY.toml...",
-               "every check of the compiler on each file, without writing a plan: exit 0 clean, 1 on errors"},
+    Subcommand{"lint", "[--format text|json|sarif] [--werror] POLICY.toml...",
+               "every check of the compiler and the lint rules on each file, without writing a plan: exit 0 "
+               "clean, 1 on errors (or warnings with --werror); reports as text, JSON or SARIF 2.1.0"},
     Subcommand{"completion", "bash|zsh", "print the shell completion script"},
     Subcommand{"man", "", "print the manual page (roff)"},
 };

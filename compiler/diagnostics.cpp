@@ -88,6 +88,14 @@ size_t edit_distance(const std::string &a, const std::string &b) {
     return d[n][m];
 }
 
+// Stars over the secret that starts at byte `at` of `text` (after its opening quote, if `at`
+// is one), up to the next quote, blank, ',', '}' or ']'.
+void mask_secret(std::string &text, size_t at) {
+    constexpr std::string_view kQuotes = "\"'", kEnds = "\"' \t,}]";
+    if (at < text.size() && kQuotes.find(text[at]) != std::string_view::npos) ++at;
+    for (; at < text.size() && kEnds.find(text[at]) == std::string_view::npos; ++at) text[at] = '*';
+}
+
 }  // namespace
 
 void Diagnostics::error(const SourcePos &pos, std::string message, std::string rule_id) {
@@ -128,6 +136,10 @@ const std::vector<std::string> *Diagnostics::lines_of(const std::string &file) c
     return &found->second;
 }
 
+void Diagnostics::redact(const std::string &file, uint32_t line, uint32_t col) {
+    redacted_[{file, line}].push_back(std::max<uint32_t>(col, 1));
+}
+
 void Diagnostics::print(std::ostream &out, bool include_notes) const {
     for (const Diagnostic &d : items_) {
         if (d.severity == Severity::Note && !include_notes) continue;
@@ -135,7 +147,11 @@ void Diagnostics::print(std::ostream &out, bool include_notes) const {
         if (d.pos.file.empty() || d.pos.line == 0) continue;
         const std::vector<std::string> *lines = lines_of(d.pos.file);
         if (d.pos.line > lines->size()) continue;
-        const std::string line = printable_line((*lines)[d.pos.line - 1]);
+        std::string text = (*lines)[d.pos.line - 1];
+        if (const auto hidden = redacted_.find({d.pos.file, d.pos.line}); hidden != redacted_.end())
+            for (uint32_t col : hidden->second)
+                mask_secret(text, col - 1);
+        const std::string line = printable_line(text);
         out << line << '\n' << caret_line(line, d.pos.col) << '\n';
     }
 }

@@ -9,6 +9,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "policy.h"
@@ -39,6 +40,12 @@ public:
     // again (the text a front-end parsed, which may never have been a file).
     void add_source(const std::string &file, const std::string &text);
 
+    // Line `line` of `file` holds a secret at column `col`: every diagnostic that shows that
+    // line (whatever its rule) shows the secret as '*' up to the next quote, blank, ',', '}'
+    // or ']' (so every caret stays in place), and a lint run in CI does not copy the secret
+    // into its log.
+    void redact(const std::string &file, uint32_t line, uint32_t col);
+
     // Every diagnostic in order, with the source line and a caret when the file is readable;
     // notes (facts about how a rule is enforced, not problems) only when asked.
     void print(std::ostream &out, bool include_notes = true) const;
@@ -48,6 +55,7 @@ private:
 
     std::vector<Diagnostic> items_;
     mutable std::map<std::string, std::vector<std::string>> lines_;  // file → its lines, read once
+    std::map<std::pair<std::string, uint32_t>, std::vector<uint32_t>> redacted_;  // (file, line) → secrets' columns
 };
 
 // The closest of `candidates` to `word` within a small edit distance, or "" — for

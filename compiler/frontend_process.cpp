@@ -110,7 +110,7 @@ void ProcessReader::read_memory_max(const toml::node &node)
     std::optional<uint64_t> bytes;
     if (const toml::value<int64_t> *number = node.as_integer()) {
         if (number->get() < 0) {
-            error(node, "'memory_max': " + written(node) + " is negative; write a size like \"4G\"", "size");
+            error(node, "'memory_max': " + written(node) + " is negative; write a size like \"4G\"", "invalid-size");
             return;
         }
         bytes = static_cast<uint64_t>(number->get());
@@ -172,7 +172,8 @@ std::optional<uint64_t> ProcessReader::duration_ms(const toml::node &node, std::
     const std::string prefix = quoted(name) + ": ";
     if (const toml::value<int64_t> *number = node.as_integer()) {
         if (number->get() < 0) {
-            error(node, prefix + written(node) + " is negative; write a duration like \"90s\" or \"30m\"", "duration");
+            error(node, prefix + written(node) + " is negative; write a duration like \"90s\" or \"30m\"",
+                  "invalid-duration");
             return std::nullopt;
         }
         if (static_cast<uint64_t>(number->get()) > ~0ull / kUsPerSecond)
@@ -192,7 +193,7 @@ std::optional<uint64_t> ProcessReader::duration_ms(const toml::node &node, std::
     }
     if (*us % kUsPerMs != 0) {
         error(node, prefix + written(node) + " is finer than a millisecond; write whole milliseconds (\"1500ms\")",
-              "duration");
+              "invalid-duration");
         return std::nullopt;
     }
     return *us / kUsPerMs;
@@ -291,7 +292,7 @@ void ProcessReader::read_rlimit(const toml::key &key, const toml::node &node)
     if (!soft || !hard) {
         error(node, label + " needs both soft and hard in a table; a single value (" + std::string(res.name) +
                         " = ...) sets both",
-              "type");
+              "wrong-type");
         return;
     }
     if (*soft > *hard) {
@@ -312,7 +313,7 @@ std::optional<uint64_t> ProcessReader::rlimit_value(const RlimitResource &res, c
     const std::string prefix = label + ": ";
     if (const toml::value<int64_t> *number = node.as_integer()) {
         if (number->get() < 0) {
-            error(node, prefix + written(node) + " is negative; write 0 or more, or \"unlimited\"", "rlimit");
+            error(node, prefix + written(node) + " is negative; write 0 or more, or \"unlimited\"", "invalid-rlimit");
             return std::nullopt;
         }
         return static_cast<uint64_t>(number->get());
@@ -326,7 +327,7 @@ std::optional<uint64_t> ProcessReader::rlimit_value(const RlimitResource &res, c
                                ? "an integer of microseconds, a duration like \"500ms\", \"unlimited\""
                                : "an integer, \"unlimited\"";
     error(node, label + " must be " + expected + " or { soft = ..., hard = ... }, not " + type_phrase(node.type()),
-          "type");
+          "wrong-type");
     return std::nullopt;
 }
 
@@ -337,14 +338,14 @@ std::optional<uint64_t> ProcessReader::rlimit_string(const RlimitResource &res, 
     if (text == "unlimited")
         return kRlimUnlimited;
     if (!closest_match(text, {"unlimited"}).empty()) {
-        error(node, prefix + written(node) + " is not a limit; did you mean \"unlimited\"?", "rlimit");
+        error(node, prefix + written(node) + " is not a limit; did you mean \"unlimited\"?", "invalid-rlimit");
         return std::nullopt;
     }
     if (res.unit == RlimitUnit::Count) {
         error(node,
               prefix + "it counts " + std::string(res.counts) + ": write an integer (no quotes, no unit) or " +
                   "\"unlimited\", not " + written(node),
-              "rlimit");
+              "invalid-rlimit");
         return std::nullopt;
     }
     units::UnitError err;
@@ -364,7 +365,7 @@ std::optional<uint64_t> ProcessReader::rlimit_string(const RlimitResource &res, 
     if (*us % kUsPerSecond != 0) {
         error(node, prefix + written(node) + " is not a whole number of seconds: the kernel counts CPU time limits in "
                                              "seconds",
-              "duration");
+              "invalid-duration");
         return std::nullopt;
     }
     return *us / kUsPerSecond;

@@ -127,7 +127,7 @@ void Reader::read_version(const toml::node &node, Policy &policy) {
         diags_.error(pos(node.source()),
                      "policy version " + std::to_string(version->get()) +
                          " is not supported: this compiler reads version 1",
-                     "version");
+                     "unsupported-version");
 }
 
 void Reader::read_filesystem(const toml::table &table, FilesystemPolicy &fs) {
@@ -214,7 +214,7 @@ void Reader::read_port_list(const toml::key &key, const toml::node &node, std::v
             diags_.error(pos(element.source()),
                          quoted(key.str()) + " must be an array of port numbers; element " + std::to_string(i + 1) +
                              " is " + type_phrase(element.type()),
-                         "type");
+                         "wrong-type");
             continue;
         }
         const std::optional<uint16_t> port = port_value(key.str(), element);
@@ -236,7 +236,8 @@ std::optional<uint16_t> Reader::port_value(std::string_view name, const toml::no
     const int64_t number = node.as_integer()->get();
     if (number < 1 || number > 65535) {
         diags_.error(pos(node.source()),
-                     quoted(name) + ": " + std::to_string(number) + " is not a port number (1 to 65535)", "port");
+                     quoted(name) + ": " + std::to_string(number) + " is not a port number (1 to 65535)",
+                     "invalid-port");
         return std::nullopt;
     }
     return static_cast<uint16_t>(number);
@@ -346,7 +347,7 @@ void Reader::read_read_scope(const toml::node &node, Located<ReadScope> &out) {
     std::string message = "'read_scope' must be \"all\" or \"granted\", not \"" + printable(scope) + "\"";
     const std::string suggestion = closest_match(scope, {"all", "granted"});
     if (!suggestion.empty()) message += "; did you mean \"" + suggestion + "\"?";
-    diags_.error(pos(node.source()), std::move(message), "value");
+    diags_.error(pos(node.source()), std::move(message), "invalid-value");
 }
 
 // Visits each string of the array `node` in order; any other element is a type error at
@@ -367,7 +368,7 @@ void Reader::for_each_string(const toml::key &key, const toml::node &node,
         diags_.error(pos(element.source()),
                      quoted(key.str()) + " must be an array of strings; element " + std::to_string(i + 1) + " is " +
                          type_phrase(element.type()),
-                     "type");
+                     "wrong-type");
     }
 }
 
@@ -428,7 +429,7 @@ void Reader::read_deny_list(const toml::key &key, const toml::node &node, std::v
         diags_.error(pos(element.source()),
                      quoted(key.str()) + " must be an array of paths or { path, type } tables; element " +
                          std::to_string(i + 1) + " is " + type_phrase(element.type()),
-                     "type");
+                     "wrong-type");
     }
 }
 
@@ -447,13 +448,13 @@ std::optional<std::string> Reader::read_deny_table(const toml::key &key, const t
     }
     const toml::node *path = entry.get("path");
     if (path == nullptr || !path->is_string()) {
-        diags_.error(pos(entry.source()), "an entry of " + quoted(key.str()) + " needs path = \"...\"", "type");
+        diags_.error(pos(entry.source()), "an entry of " + quoted(key.str()) + " needs path = \"...\"", "wrong-type");
         return std::nullopt;
     }
     if (const toml::node *type = entry.get("type")) {
         const std::optional<std::string> kind = type->value<std::string>();
         if (!kind || (*kind != "file" && *kind != "dir")) {
-            diags_.error(pos(type->source()), "type must be \"file\" or \"dir\"", "value");
+            diags_.error(pos(type->source()), "type must be \"file\" or \"dir\"", "invalid-value");
             ok = false;
         } else {
             is_file = *kind == "file";
@@ -508,7 +509,7 @@ void Reader::read_env_set(const toml::key &key, const toml::node &node, EnvPolic
         }
         if (value->get().find('\0') != std::string::npos) {
             diags_.error(pos(entry.node->source()), "the value of " + quoted(name) + " contains a NUL character",
-                         "value");
+                         "invalid-value");
             continue;
         }
         env.set.push_back({{name, pos(entry.key->source())}, {value->get(), pos(entry.node->source())}});
@@ -533,7 +534,7 @@ bool is_env_name(std::string_view name) {
 std::optional<Policy> parse_toml_policy(const std::string &path, Diagnostics &diags) {
     std::string text, err;
     if (!read_file(path, text, err)) {
-        diags.error({path, 0, 0}, "cannot read the policy: " + err, "io");
+        diags.error({path, 0, 0}, "cannot read the policy: " + err, "unreadable-policy");
         return std::nullopt;
     }
     return parse_toml_policy_text(text, path, diags);
@@ -545,7 +546,7 @@ std::optional<Policy> parse_toml_policy_text(const std::string &text, const std:
     const std::optional<std::string> source_path = absolute_path(display_path);
     if (!source_path) {
         diags.error({display_path, 0, 0}, "cannot resolve the policy's directory: the current directory is gone",
-                    "path");
+                    "unresolvable-policy-dir");
         return std::nullopt;
     }
     toml::table root;
@@ -554,7 +555,7 @@ std::optional<Policy> parse_toml_policy_text(const std::string &text, const std:
     } catch (const toml::parse_error &e) {
         diags.error({display_path, static_cast<uint32_t>(e.source().begin.line),
                      static_cast<uint32_t>(e.source().begin.column)},
-                    std::string(e.description()), "syntax");
+                    std::string(e.description()), "toml-syntax");
         return std::nullopt;
     }
     const size_t errors_before = diags.error_count();

@@ -157,6 +157,19 @@ SourcePos policy_pos(const Policy &policy)
     return SourcePos{policy.version.pos.file.empty() ? policy.source_path : policy.version.pos.file, 0, 0};
 }
 
+// The profile's filter, lowered once per process: it depends on the profile alone, and a
+// process that compiles or lints many policies meets at most one per profile (libseccomp
+// builds the same program every time: the plan stays byte-identical).
+std::vector<tp_bpf_insn> lowered_filter(seccomp::ProfileFlags flags)
+{
+    static std::vector<std::pair<seccomp::ProfileFlags, std::vector<tp_bpf_insn>>> lowered;
+    for (const auto &[f, prog] : lowered)
+        if (f == flags)
+            return prog;
+    lowered.emplace_back(flags, seccomp::lower_seccomp(seccomp::Profile(flags)));
+    return lowered.back().second;
+}
+
 }  // namespace
 
 seccomp::ProfileFlags seccomp_flags(const Policy &policy)
@@ -177,12 +190,12 @@ std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &opti
 
     std::vector<uint8_t> plan;
     try {
-        plan = write_plan(policy, fs, seccomp::lower_seccomp(seccomp::Profile(seccomp_flags(policy))), diags);
+        plan = write_plan(policy, fs, lowered_filter(seccomp_flags(policy)), diags);
     } catch (const std::length_error &e) {
         diags.error(policy_pos(policy), std::string("the plan would be too large: ") + e.what(), "plan-size");
         return {};
     } catch (const std::runtime_error &e) {
-        diags.error(policy_pos(policy), std::string("cannot build the seccomp filter: ") + e.what(), "seccomp");
+        diags.error(policy_pos(policy), std::string("cannot build the seccomp filter: ") + e.what(), "seccomp-build");
         return {};
     }
     std::string why;
@@ -190,7 +203,7 @@ std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &opti
         diags.error(policy_pos(policy),
                     "internal error: the compiled plan failed its verification (" + why +
                         "); no plan was written. This is a compiler bug: please report it with the policy",
-                    "verify");
+                    "plan-verification");
         return {};
     }
     return plan;

@@ -29,7 +29,7 @@ uint32_t seccomp_profile_bits(seccomp::ProfileFlags flags);
 
 // Lowers `policy` to a plan and verifies the result. Returns the plan bytes, or an empty
 // vector with at least one error in `diags` (a verification failure is reported as an
-// error with rule id "verify").
+// error with rule id "plan-verification").
 std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &options, Diagnostics &diags);
 
 }  // namespace tartaros

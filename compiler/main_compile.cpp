@@ -1,4 +1,5 @@
-// tartaros-compile: a policy into a verified plan (-o), or any plan back into text (--explain).
+// tartaros-compile: a policy into a verified plan (-o), any plan back into text (--explain),
+// or policies checked without a plan (--lint, the pipeline of lint.h).
 // Argument parsing and calls only; every refusal exits 78 with a first line `tartaros: ...`.
 #include <algorithm>
 #include <cstdint>
@@ -9,6 +10,7 @@
 
 #include "compile_driver.h"
 #include "diagnostics.h"
+#include "lint.h"
 #include "lower.h"
 #include "paths.h"
 #include "plan_reader.h"
@@ -22,6 +24,7 @@ constexpr std::string_view kHelp =
     "usage: tartaros-compile POLICY.toml -o PLAN.bin\n"
     "       tartaros-compile --explain PLAN.bin [--json]\n"
     "       tartaros-compile --verify PLAN.bin [POLICY.toml]\n"
+    "       tartaros-compile --lint [--format text|json|sarif] [--werror] POLICY.toml...\n"
     "       tartaros-compile --version | --help\n"
     "\n"
     "Compiles a TartarOS policy into a verified plan for tartaros-exec, or prints any plan,\n"
@@ -33,9 +36,15 @@ constexpr std::string_view kHelp =
     "  --verify PLAN      check that PLAN is exactly what its policy (the one it names, or\n"
     "                     POLICY.toml) compiles to now: byte-identical and verified\n"
     "  -v, --verbose      also print notes (e.g. which denies only the mount layer enforces)\n"
+    "  --lint POLICY...   every check of a compile and the lint rules on each file, writing\n"
+    "                     nothing (docs/lint.md); errors and warnings on stdout\n"
+    "  --format F         with --lint: text (default: file:line:col: severity: message\n"
+    "                     [rule-id], source line, caret), json or sarif (SARIF 2.1.0)\n"
+    "  --werror           with --lint: warnings fail too\n"
     "\n"
-    "Exit status: 0 done; 78 refused (invalid policy or plan, unreadable file, bad usage),\n"
-    "with a first line on stderr that starts with 'tartaros:'.\n";
+    "Exit status: 0 done (--lint: clean); 1 --lint found errors (or warnings with\n"
+    "--werror); 78 refused (invalid policy or plan, unreadable file, bad usage), with a\n"
+    "first line on stderr that starts with 'tartaros:'.\n";
 
 struct Options {
     bool help = false;
@@ -131,9 +140,44 @@ int verify(const std::string &plan_path, std::string policy_path) {
     return print_refusal(plan_path + ": does not implement " + policy_path + ": " + err + "; recompile");
 }
 
+// --lint anywhere before "--" makes the rest of the command line lint's own (lint.h).
+bool wants_lint(int argc, char **argv) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--") return false;
+        if (arg == "--lint") return true;
+    }
+    return false;
+}
+
+int lint(int argc, char **argv) {
+    std::vector<std::string> args;
+    bool options_end = false, lint_taken = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (!options_end && (arg == "-h" || arg == "--help")) {
+            std::cout << kHelp;
+            return kExitOk;
+        }
+        options_end = options_end || arg == "--";
+        if (arg == "--lint" && !options_end && !lint_taken) lint_taken = true;
+        else args.emplace_back(arg);
+    }
+    LintOptions options;
+    std::vector<std::string> files;
+    if (const std::string err = parse_lint_arguments(args, options, files); !err.empty())
+        return usage_error("--lint: " + err);
+    return run_lint(files, options, std::cout);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
+    if (wants_lint(argc, argv)) {
+        const int code = lint(argc, argv);
+        std::cout.flush();
+        return std::cout ? code : print_refusal("cannot write to standard output");
+    }
     Options options;
     const std::string usage = parse_arguments(argc, argv, options);
     if (!usage.empty()) return usage_error(usage);

@@ -21,15 +21,13 @@
 #include "cli_options.h"
 #include "compile_driver.h"
 #include "flags_policy.h"
-#include "frontend_toml.h"
-#include "lower.h"
+#include "lint.h"
 #include "paths.h"
 
 namespace {
 
 using namespace tartaros;
 
-constexpr int kExitLintErrors = 1;
 constexpr unsigned kPlanSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
 
 using Args = std::span<const std::string>;
@@ -192,36 +190,13 @@ int explain(Args args) {
     return explain_plan_file(plan, json);
 }
 
-// Every check of `tartaros compile` (the front-end, the lowering and the verifier) on each
-// file, diagnostics on stdout; nothing is written. Unreadable files are refused first, so
-// a 78 always starts with its "tartaros:" line.
+// Every check of `tartaros compile` and the lint rules on each file (lint.h); nothing is written.
 int lint(Args args) {
-    std::vector<std::string> files(args.begin(), args.end());
-    for (const std::string &file : files)
-        if (file.size() > 1 && file.front() == '-')
-            return usage_error("lint", "unknown option '" + printable(file) + "'");
-    if (files.empty()) return usage_error("lint", "expected at least one POLICY.toml");
-    std::vector<std::string> texts(files.size());
-    bool unreadable = false;
-    for (size_t i = 0; i < files.size(); ++i) {
-        std::string err;
-        if (read_file(files[i], texts[i], err)) continue;
-        print_refusal("cannot read " + files[i] + ": " + err);
-        unreadable = true;
-    }
-    if (unreadable) return kExitRefusal;
-    size_t errors = 0, warnings = 0;
-    for (size_t i = 0; i < files.size(); ++i) {
-        Diagnostics diags;
-        const std::optional<Policy> policy = parse_toml_policy_text(texts[i], files[i], diags);
-        if (policy) lower_policy(*policy, LowerOptions{}, diags);
-        diags.print(std::cout, false);
-        errors += diags.error_count();
-        warnings += diags.warning_count();
-    }
-    std::cout << files.size() << (files.size() == 1 ? " file, " : " files, ") << errors
-              << (errors == 1 ? " error, " : " errors, ") << warnings << (warnings == 1 ? " warning\n" : " warnings\n");
-    return errors == 0 ? kExitOk : kExitLintErrors;
+    LintOptions options;
+    std::vector<std::string> files;
+    if (const std::string err = parse_lint_arguments(args, options, files); !err.empty())
+        return usage_error("lint", err);
+    return run_lint(files, options, std::cout);
 }
 
 int completion(Args args) {

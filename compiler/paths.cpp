@@ -30,11 +30,11 @@ bool refuse(PathError &err, std::string_view field, const std::string &what, con
 
 // The checks on the text as written, before anything is expanded.
 bool check_raw(std::string_view raw, std::string_view field, PathError &err) {
-    if (raw.empty()) return refuse(err, field, "empty path", "path");
+    if (raw.empty()) return refuse(err, field, "empty path", "invalid-path");
     if (raw.find('\0') != std::string_view::npos)
-        return refuse(err, field, quoted(raw) + " contains a NUL character", "path");
+        return refuse(err, field, quoted(raw) + " contains a NUL character", "invalid-path");
     if (raw.find('\n') != std::string_view::npos)
-        return refuse(err, field, quoted(raw) + " contains a newline", "path");
+        return refuse(err, field, quoted(raw) + " contains a newline", "invalid-path");
     const size_t glob = raw.find_first_of(kGlobCharacters);
     if (glob != std::string_view::npos)
         return refuse(err, field,
@@ -50,16 +50,16 @@ std::optional<std::string> expand_home(std::string_view raw, std::string_view fi
     if (raw.front() != '~') return std::string(raw);
     if (raw.size() > 1 && raw[1] != '/') {
         refuse(err, field, quoted(raw) + ": '~user' paths are not supported; write '~/...' or an absolute path",
-               "path");
+               "invalid-path");
         return std::nullopt;
     }
     if (!home || home->empty()) {
-        refuse(err, field, "cannot expand '~' in " + quoted(raw) + ": $HOME is not set", "path");
+        refuse(err, field, "cannot expand '~' in " + quoted(raw) + ": $HOME is not set", "invalid-path");
         return std::nullopt;
     }
     if (home->front() != '/') {
         refuse(err, field, "cannot expand '~' in " + quoted(raw) + ": $HOME (" + quoted(*home) +
-                               ") is not an absolute path", "path");
+                               ") is not an absolute path", "invalid-path");
         return std::nullopt;
     }
     return *home + "/" + std::string(raw.substr(1));
@@ -132,7 +132,7 @@ std::optional<std::string> resolve_policy_path(std::string_view raw, std::string
     std::string resolved = normalize_absolute(joined);
     if (resolved.size() > kMaxPathLength) {
         refuse(err, field, quoted(raw) + " is longer than " + std::to_string(kMaxPathLength) + " bytes once resolved",
-               "path");
+               "invalid-path");
         return std::nullopt;
     }
     return resolved;

@@ -33,7 +33,7 @@ std::string printable(std::string_view text);
 
 struct PathError {
     std::string message;
-    std::string rule_id;  // "glob" for glob characters, "path" for everything else
+    std::string rule_id;  // "glob" for glob characters, "invalid-path" for everything else
 };
 
 // A path written in policy field `field` → absolute normalised path. `~` and `~/x` expand to

@@ -40,7 +40,8 @@ std::vector<TomlEntry> entries_in_source_order(const toml::table &table)
 void TomlSchemaReader::type_error(const toml::node &node, std::string_view name, std::string_view expected)
 {
     diags_.error(pos(node.source()),
-                 quoted(name) + " must be " + std::string(expected) + ", not " + type_phrase(node.type()), "type");
+                 quoted(name) + " must be " + std::string(expected) + ", not " + type_phrase(node.type()),
+                 "wrong-type");
 }
 
 void TomlSchemaReader::read_table(const toml::table &table, std::string_view table_name,

@@ -116,9 +116,9 @@ std::nullopt_t size_unit_error(std::string_view text, std::string_view number, s
                     quoted(text) + " is ambiguous: " + std::string(unit) + " means a power of 1000 to some tools and " +
                         "of 1024 to others; write \"" + n + letter + "\" or \"" + n + letter + "iB\" (powers of 1024)" +
                         ", or an integer of bytes",
-                    "size");
+                    "invalid-size");
     }
-    return fail(err, quoted(text) + ": unknown unit " + quoted(unit) + "; " + kSizeHint, "size");
+    return fail(err, quoted(text) + ": unknown unit " + quoted(unit) + "; " + kSizeHint, "invalid-size");
 }
 
 const char kDurationHint[] = "durations are like \"90s\", \"5m\", \"1h30m\", \"250ms\" (units d h m s ms us, "
@@ -136,20 +136,20 @@ constexpr DurationUnit kDurationUnits[] = {
 std::optional<uint64_t> parse_size(std::string_view text, UnitError &err)
 {
     if (text.find_first_of(" \t") != std::string_view::npos)
-        return fail(err, quoted(text) + ": no spaces in a size; " + kSizeHint, "size");
+        return fail(err, quoted(text) + ": no spaces in a size; " + kSizeHint, "invalid-size");
     Decimal d;
     const size_t used = parse_decimal(text, d);
     if (used == 0) {
         if (!text.empty() && text.front() == '-')
-            return fail(err, quoted(text) + " is negative; " + kSizeHint, "size");
-        return fail(err, quoted(text) + " is not a size; " + kSizeHint, "size");
+            return fail(err, quoted(text) + " is negative; " + kSizeHint, "invalid-size");
+        return fail(err, quoted(text) + " is not a size; " + kSizeHint, "invalid-size");
     }
     const std::string_view number = text.substr(0, used), unit = text.substr(used);
     if (unit.empty())
         return fail(err,
                     quoted(text) + " has no unit; write " + std::string(number) + " (bytes, without quotes) or \"" +
                         std::string(number) + "M\"",
-                    "size");
+                    "invalid-size");
     const std::string u = lower(unit);
     for (const SizeUnit &s : kSizeUnits) {
         if (u != s.name)
@@ -160,8 +160,8 @@ std::optional<uint64_t> parse_size(std::string_view text, UnitError &err)
         case Scaled::NotWhole:
             return fail(err, quoted(text) + " is not a whole number of bytes; write an integer of bytes or a size "
                                             "that is one, like \"1.5G\"",
-                        "size");
-        case Scaled::TooLarge: return fail(err, quoted(text) + " is too large to be a size", "size");
+                        "invalid-size");
+        case Scaled::TooLarge: return fail(err, quoted(text) + " is too large to be a size", "invalid-size");
         }
     }
     return size_unit_error(text, number, unit, err);
@@ -170,9 +170,9 @@ std::optional<uint64_t> parse_size(std::string_view text, UnitError &err)
 std::optional<uint64_t> parse_duration_us(std::string_view text, UnitError &err)
 {
     if (text.empty())
-        return fail(err, "an empty string is not a duration; " + std::string(kDurationHint), "duration");
+        return fail(err, "an empty string is not a duration; " + std::string(kDurationHint), "invalid-duration");
     if (text.find_first_of(" \t") != std::string_view::npos)
-        return fail(err, quoted(text) + ": no spaces in a duration; " + kDurationHint, "duration");
+        return fail(err, quoted(text) + ": no spaces in a duration; " + kDurationHint, "invalid-duration");
     u128 total = 0;
     size_t rank = 0;  // index in kDurationUnits the next component must be at or after
     for (size_t i = 0; i < text.size();) {
@@ -181,7 +181,7 @@ std::optional<uint64_t> parse_duration_us(std::string_view text, UnitError &err)
         if (used == 0)
             return fail(err,
                         quoted(text) + (text.front() == '-' ? " is negative; " : " is not a duration; ") + kDurationHint,
-                        "duration");
+                        "invalid-duration");
         size_t end = i + used;
         while (end < text.size() && std::isalpha(static_cast<unsigned char>(text[end])))
             end++;
@@ -189,25 +189,25 @@ std::optional<uint64_t> parse_duration_us(std::string_view text, UnitError &err)
         if (unit.empty() && end == text.size())
             return fail(err,
                         quoted(text) + (i == 0 ? " has no unit; " : ": its last number has no unit; ") + kDurationHint,
-                        "duration");
+                        "invalid-duration");
         const auto *found = std::find_if(std::begin(kDurationUnits), std::end(kDurationUnits),
                                          [&](const DurationUnit &u) { return unit == u.name; });
         if (unit.empty() || found == std::end(kDurationUnits))
             return fail(err,
                         quoted(text) + ": unknown unit " + quoted(unit.empty() ? text.substr(end, 1) : unit) + "; " +
                             kDurationHint,
-                        "duration");
+                        "invalid-duration");
         const size_t at = static_cast<size_t>(found - std::begin(kDurationUnits));
         if (at < rank)
             return fail(err, quoted(text) + ": units must come largest first, each once (\"1h30m\", not \"30m1h\")",
-                        "duration");
+                        "invalid-duration");
         rank = at + 1;
         u128 part = 0;
         if (scale(d, found->us, part) == Scaled::NotWhole)
-            return fail(err, quoted(text) + " is finer than a microsecond", "duration");
+            return fail(err, quoted(text) + " is finer than a microsecond", "invalid-duration");
         total += part;
         if (total >= ~0ull)
-            return fail(err, quoted(text) + " is too long to be a duration", "duration");
+            return fail(err, quoted(text) + " is too long to be a duration", "invalid-duration");
         i = end;
     }
     return static_cast<uint64_t>(total);
@@ -222,13 +222,13 @@ std::optional<uint64_t> parse_cpu_percent(std::string_view text, UnitError &err)
         return fail(err,
                     quoted(text) + " has no '%'; write \"" + std::string(text) + "%\" (of one CPU) or " +
                         std::string(text) + " (CPUs, without quotes)",
-                    "cpu");
+                    "invalid-cpu");
     if (used == 0 || text.substr(used) != "%")
         return fail(err, quoted(text) + (!text.empty() && text.front() == '-' ? " is negative; " : " is not a CPU amount; ") +
                              hint,
-                    "cpu");
+                    "invalid-cpu");
     if (d.whole > 1000000000000ull)
-        return fail(err, quoted(text) + " is too large to be a CPU amount", "cpu");
+        return fail(err, quoted(text) + " is too large to be a CPU amount", "invalid-cpu");
     // percent * 1000 us, rounded to the nearest microsecond (half up).
     const u128 den = pow10(d.frac_digits);
     const u128 scaled = (static_cast<u128>(d.whole) * den + d.frac) * (kPeriodUs / 100);
@@ -240,11 +240,13 @@ std::optional<uint64_t> cpu_quota_of(double cpus, UnitError &err)
     std::ostringstream written;
     written << cpus;
     if (!std::isfinite(cpus))
-        return fail(err, written.str() + " is not a number of CPUs; write one like 0.5 or 2, or \"50%\"", "cpu");
+        return fail(err, written.str() + " is not a number of CPUs; write one like 0.5 or 2, or \"50%\"",
+                    "invalid-cpu");
     if (cpus < 0)
-        return fail(err, written.str() + " is negative; write a number of CPUs like 0.5 or 2, or \"50%\"", "cpu");
+        return fail(err, written.str() + " is negative; write a number of CPUs like 0.5 or 2, or \"50%\"",
+                    "invalid-cpu");
     if (cpus > 1e9)
-        return fail(err, written.str() + " CPUs is too large to be a CPU amount", "cpu");
+        return fail(err, written.str() + " CPUs is too large to be a CPU amount", "invalid-cpu");
     return static_cast<uint64_t>(std::llround(cpus * static_cast<double>(kPeriodUs)));
 }
 

@@ -33,7 +33,7 @@ namespace tartaros::units {
 
 struct UnitError {
     std::string message;  // one line: what is wrong, then "; write ..." or similar
-    std::string rule_id;  // "size", "duration" or "cpu"
+    std::string rule_id;  // "invalid-size", "invalid-duration" or "invalid-cpu"
 };
 
 // A size string, in bytes.

@@ -2,7 +2,9 @@
 // trie. The invariants are listed in verify.h; each check returns "" or what is wrong.
 #include "verify.h"
 
+#include <cstring>
 #include <optional>
+#include <span>
 #include <set>
 #include <sstream>
 
@@ -19,6 +21,31 @@
 namespace tartaros {
 
 namespace {
+
+// verify_seccomp is a pure function of the program and the profile, and most of the time of a
+// compile: a process that compiles or lints many policies meets the same few programs (one
+// per profile), so each (profile, program) pair is validated once. Bounded, so a stream of
+// different programs (a test's damaged plans) is simply validated each time.
+std::optional<std::string> verify_seccomp_once(std::span<const tp_bpf_insn> prog, seccomp::ProfileFlags flags)
+{
+    struct Verified {
+        seccomp::ProfileFlags flags;
+        std::vector<tp_bpf_insn> prog;
+        std::optional<std::string> why;
+    };
+    static std::vector<Verified> verified;
+    const auto same_program = [&](const Verified &v) {
+        return v.prog.size() == prog.size() &&
+               (prog.empty() || std::memcmp(v.prog.data(), prog.data(), prog.size_bytes()) == 0);
+    };
+    for (const Verified &v : verified)
+        if (v.flags == flags && same_program(v))
+            return v.why;
+    std::optional<std::string> why = seccomp::verify_seccomp(prog, seccomp::Profile(flags));
+    if (verified.size() < 16)
+        verified.push_back({flags, {prog.begin(), prog.end()}, why});
+    return why;
+}
 
 constexpr int kMaxSymlinkHops = 40;
 constexpr uint32_t kAbsentFlags = TP_MNTF_MATERIALIZE_DIR | TP_MNTF_MATERIALIZE_FILE | TP_MNTF_MASK_ABSENT;
@@ -164,8 +191,7 @@ private:
         const seccomp::ProfileFlags want = seccomp_flags(policy_);
         if (plan_.seccomp->profile != seccomp_profile_bits(want) || plan_.seccomp->table_max_nr != seccomp::kTableMaxNr)
             return "the seccomp profile " + hex(plan_.seccomp->profile) + " does not match the policy";
-        const std::optional<std::string> why = seccomp::verify_seccomp(
-            {plan_.seccomp_prog, plan_.seccomp_insn_count}, seccomp::Profile(want));
+        const std::optional<std::string> why = verify_seccomp_once({plan_.seccomp_prog, plan_.seccomp_insn_count}, want);
         return why ? "seccomp: " + *why : "";
     }
 

@@ -59,9 +59,9 @@ TEST_CASE("diagnostics: counts without errors") {
 TEST_CASE("diagnostics: caret counts code points and keeps tabs") {
     Diagnostics diags;
     diags.add_source("u.toml", "\tx = [\"é\", 3]\r\n");
-    diags.error({"u.toml", 1, 12}, "element is an integer", "type");
+    diags.error({"u.toml", 1, 12}, "element is an integer", "wrong-type");
     CHECK(printed(diags) ==
-          "u.toml:1:12: error: element is an integer [type]\n"
+          "u.toml:1:12: error: element is an integer [wrong-type]\n"
           "\tx = [\"é\", 3]\n"
           "\t          ^\n");
 }
@@ -88,9 +88,9 @@ TEST_CASE("diagnostics: the source line is read from the file when not given, on
     std::ofstream(file) << "version = 1\nread_scope = 7\n";
 
     Diagnostics diags;
-    diags.error({file, 2, 14}, "first", "type");
+    diags.error({file, 2, 14}, "first", "wrong-type");
     const std::string first = printed(diags);
-    CHECK(first == file + ":2:14: error: first [type]\nread_scope = 7\n             ^\n");
+    CHECK(first == file + ":2:14: error: first [wrong-type]\nread_scope = 7\n             ^\n");
     // Cached: a change to the file after the first print does not change what is shown.
     std::ofstream(file) << "changed\nchanged\n";
     CHECK(printed(diags) == first);
@@ -126,4 +126,21 @@ TEST_CASE("diagnostics: closest_match breaks ties by the smaller name, whatever 
     CHECK(closest_match("cat", {"bat", "hat"}) == "bat");
     CHECK(closest_match("cat", {"hat", "cart", "bat"}) == "bat");
     CHECK(closest_match("cat", {"cats", "bat"}) == "bat");
+}
+
+TEST_CASE("diagnostics: a redacted secret prints as stars on every diagnostic of its line") {
+    Diagnostics diags;
+    diags.add_source("s.toml", "version = 1\ntoken = \"ghp_abc123\", other = 'x9y8z7w6v5u4'\n");
+    diags.error({"s.toml", 2, 1}, "unknown key 'token'", "unknown-key");
+    diags.error({"s.toml", 2, 9}, "a secret", "secret-in-policy");
+    diags.error({"s.toml", 2, 31}, "another", "secret-in-policy");
+    diags.redact("s.toml", 2, 9);
+    diags.redact("s.toml", 2, 31);
+    std::ostringstream out;
+    diags.print(out);
+    const std::string text = out.str();
+    CHECK(text.find("ghp_abc123") == std::string::npos);
+    CHECK(text.find("x9y8z7w6v5u4") == std::string::npos);
+    CHECK(text.find("token = \"**********\", other = '************'\n        ^\n") != std::string::npos);
+    CHECK(text.find("'************'\n                              ^\n") != std::string::npos);
 }

@@ -192,8 +192,8 @@ TEST_CASE("toml: missing or wrong version") {
           "1:1: error: missing 'version = 1' (the policy format version) at the top of the policy [missing-version]\n");
     CHECK(only_error("") ==
           "1:1: error: missing 'version = 1' (the policy format version) at the top of the policy [missing-version]\n");
-    CHECK(only_error("version = 2\n") == "1:11: error: policy version 2 is not supported: this compiler reads version 1 [version]\n");
-    CHECK(only_error("version = \"1\"\n") == "1:11: error: 'version' must be an integer, not a string [type]\n");
+    CHECK(only_error("version = 2\n") == "1:11: error: policy version 2 is not supported: this compiler reads version 1 [unsupported-version]\n");
+    CHECK(only_error("version = \"1\"\n") == "1:11: error: 'version' must be an integer, not a string [wrong-type]\n");
 }
 
 TEST_CASE("toml: unknown keys at every level, with did-you-mean") {
@@ -212,30 +212,30 @@ TEST_CASE("toml: unknown keys at every level, with did-you-mean") {
 }
 
 TEST_CASE("toml: wrong types name the expected type") {
-    CHECK(only_error("version = 1\nfilesystem = 1\n") == "2:14: error: 'filesystem' must be a table, not an integer [type]\n");
-    CHECK(only_error("version = 1\n[[process]]\n") == "2:1: error: 'process' must be a table, not an array [type]\n");
+    CHECK(only_error("version = 1\nfilesystem = 1\n") == "2:14: error: 'filesystem' must be a table, not an integer [wrong-type]\n");
+    CHECK(only_error("version = 1\n[[process]]\n") == "2:1: error: 'process' must be a table, not an array [wrong-type]\n");
     CHECK(only_error("version = 1\n[filesystem]\nread_scope = 1\n") ==
-          "3:14: error: 'read_scope' must be a string (\"all\" or \"granted\"), not an integer [type]\n");
+          "3:14: error: 'read_scope' must be a string (\"all\" or \"granted\"), not an integer [wrong-type]\n");
     CHECK(only_error("version = 1\n[filesystem]\nmaterialize = \"yes\"\n") ==
-          "3:15: error: 'materialize' must be a boolean (true or false), not a string [type]\n");
+          "3:15: error: 'materialize' must be a boolean (true or false), not a string [wrong-type]\n");
     CHECK(only_error("version = 1\n[filesystem]\nread_denies = \"~/.ssh\"\n") ==
-          "3:15: error: 'read_denies' must be an array of paths, not a string [type]\n");
+          "3:15: error: 'read_denies' must be an array of paths, not a string [wrong-type]\n");
     CHECK(only_error("version = 1\n[filesystem]\nwrite_denies = [\".git\", 3.5]\n") ==
-          "3:25: error: 'write_denies' must be an array of paths or { path, type } tables; element 2 is a float [type]\n");
+          "3:25: error: 'write_denies' must be an array of paths or { path, type } tables; element 2 is a float [wrong-type]\n");
     CHECK(only_error("version = 1\n[process]\nisolate_proc = 1979-05-27\n") ==
-          "3:16: error: 'isolate_proc' must be a boolean (true or false), not a date [type]\n");
+          "3:16: error: 'isolate_proc' must be a boolean (true or false), not a date [wrong-type]\n");
     CHECK(only_error("version = 1\n[env]\nset = [\"CI=1\"]\n") ==
-          "3:7: error: 'set' must be a table of names to strings, like { CI = \"1\" }, not an array [type]\n");
-    CHECK(only_error("version = 1\n[env]\nset = { CI = 1 }\n") == "3:14: error: 'CI' must be a string, not an integer [type]\n");
+          "3:7: error: 'set' must be a table of names to strings, like { CI = \"1\" }, not an array [wrong-type]\n");
+    CHECK(only_error("version = 1\n[env]\nset = { CI = 1 }\n") == "3:14: error: 'CI' must be a string, not an integer [wrong-type]\n");
     CHECK(only_error("version = 1\n[env]\npassthrough = [[\"PATH\"]]\n") ==
-          "3:16: error: 'passthrough' must be an array of strings; element 1 is an array [type]\n");
+          "3:16: error: 'passthrough' must be an array of strings; element 1 is an array [wrong-type]\n");
 }
 
 TEST_CASE("toml: read_scope values") {
     CHECK(only_error("version = 1\n[filesystem]\nread_scope = \"grantd\"\n") ==
-          "3:14: error: 'read_scope' must be \"all\" or \"granted\", not \"grantd\"; did you mean \"granted\"? [value]\n");
+          "3:14: error: 'read_scope' must be \"all\" or \"granted\", not \"grantd\"; did you mean \"granted\"? [invalid-value]\n");
     CHECK(only_error("version = 1\n[filesystem]\nread_scope = \"none\"\n") ==
-          "3:14: error: 'read_scope' must be \"all\" or \"granted\", not \"none\" [value]\n");
+          "3:14: error: 'read_scope' must be \"all\" or \"granted\", not \"none\" [invalid-value]\n");
     const Parsed parsed = parse("version = 1\n[filesystem]\nread_scope = \"all\"\n");
     REQUIRE(parsed.policy);
     CHECK(parsed.policy->fs.read_scope.value == ReadScope::All);
@@ -280,7 +280,7 @@ TEST_CASE("toml: harden_syscalls and deny_unix") {
     CHECK(parsed.policy->network.deny_unix.pos.line == 5);
 
     CHECK(only_error("version = 1\n[network]\ndeny_unix = \"yes\"\n") ==
-          "3:13: error: 'deny_unix' must be a boolean (true or false), not a string [type]\n");
+          "3:13: error: 'deny_unix' must be a boolean (true or false), not a string [wrong-type]\n");
     CHECK(only_error("version = 1\n[network]\ndeny_unx = true\n") ==
           "3:1: error: unknown key 'deny_unx' in [network]; did you mean 'deny_unix'? [unknown-key]\n");
     CHECK(only_error("version = 1\n[process]\nharden_syscall = true\n") ==
@@ -292,14 +292,14 @@ TEST_CASE("toml: path refusals carry the element's position and the field's name
           "3:26: error: read_denies: '~/.ssh/*.pem' contains the glob character '*'; globs are not supported on "
           "Linux (TartarOS has no glob engine): list each path [glob]\n");
     CHECK(only_error("version = 1\n[filesystem]\nwritable_roots = [\"\"]\n") ==
-          "3:19: error: writable_roots: empty path [path]\n");
+          "3:19: error: writable_roots: empty path [invalid-path]\n");
     CHECK(only_error("version = 1\n[filesystem]\nread_allows = [\"~bob/src\"]\n") ==
           "3:16: error: read_allows: '~bob/src': '~user' paths are not supported; write '~/...' or an absolute "
-          "path [path]\n");
+          "path [invalid-path]\n");
     CHECK(only_error("version = 1\n[filesystem]\nwrite_denies = [\"a\\u0000b\"]\n") ==
-          "3:17: error: write_denies: 'a\\x00b' contains a NUL character [path]\n");
+          "3:17: error: write_denies: 'a\\x00b' contains a NUL character [invalid-path]\n");
     CHECK(only_error("version = 1\n[filesystem]\nwrite_denies = [\"a\\nb\"]\n") ==
-          "3:17: error: write_denies: 'a\\nb' contains a newline [path]\n");
+          "3:17: error: write_denies: 'a\\nb' contains a newline [invalid-path]\n");
 }
 
 TEST_CASE("toml: tilde without $HOME is an error only where it is used") {
@@ -307,7 +307,7 @@ TEST_CASE("toml: tilde without $HOME is an error only where it is used") {
     Diagnostics diags;
     CHECK(parse_toml_policy_text("version = 1\n[filesystem]\nread_denies = ['/etc/shadow']\n", kPolicyPath, diags));
     CHECK_FALSE(parse_toml_policy_text("version = 1\n[filesystem]\nread_denies = ['~/.ssh']\n", kPolicyPath, diags));
-    CHECK(summary(diags) == "3:16: error: read_denies: cannot expand '~' in '~/.ssh': $HOME is not set [path]\n");
+    CHECK(summary(diags) == "3:16: error: read_denies: cannot expand '~' in '~/.ssh': $HOME is not set [invalid-path]\n");
 }
 
 TEST_CASE("toml: duplicates are warnings and the later copy is dropped") {
@@ -345,16 +345,16 @@ TEST_CASE("toml: environment variable names are checked") {
           "3:9: error: 'set': '1X' is not a valid environment variable name (letters, digits and '_', not starting "
           "with a digit) [env-name]\n");
     CHECK(only_error("version = 1\n[env]\nset = { A = \"x\\u0000y\" }\n") ==
-          "3:13: error: the value of 'A' contains a NUL character [value]\n");
+          "3:13: error: the value of 'A' contains a NUL character [invalid-value]\n");
     const Parsed parsed = parse("version = 1\n[env]\npassthrough = [\"_x9\", \"lower_case\"]\n");
     CHECK(parsed.policy);
 }
 
 TEST_CASE("toml: a syntax error is reported with toml++'s description and position") {
     CHECK(only_error("version = 1\nx = \"é\" y\n") ==
-          "2:9: error: Error while parsing key-value pair: expected a comment or whitespace, saw 'y' [syntax]\n");
+          "2:9: error: Error while parsing key-value pair: expected a comment or whitespace, saw 'y' [toml-syntax]\n");
     CHECK(only_error("version = 1\n[filesystem]\n[filesystem]\n") ==
-          "3:1: error: Error while parsing table header: cannot redefine existing table 'filesystem' [syntax]\n");
+          "3:1: error: Error while parsing table header: cannot redefine existing table 'filesystem' [toml-syntax]\n");
 }
 
 TEST_CASE("toml: every error is reported, in the order of the file") {
@@ -373,15 +373,15 @@ set = { "A B" = "1" }
     CHECK_FALSE(parsed.policy);
     CHECK(parsed.diags.error_count() == 8);
     CHECK(summary(parsed.diags) ==
-          "1:11: error: policy version 3 is not supported: this compiler reads version 1 [version]\n"
+          "1:11: error: policy version 3 is not supported: this compiler reads version 1 [unsupported-version]\n"
           "2:2: error: unknown key 'filesytem'; did you mean 'filesystem'? [unknown-key]\n"
-          "4:14: error: 'read_scope' must be \"all\" or \"granted\", not \"some\" [value]\n"
+          "4:14: error: 'read_scope' must be \"all\" or \"granted\", not \"some\" [invalid-value]\n"
           "5:16: error: read_denies: '/a/*' contains the glob character '*'; globs are not supported on Linux "
           "(TartarOS has no glob engine): list each path [glob]\n"
-          "5:24: error: 'read_denies' must be an array of paths or { path, type } tables; element 2 is an integer [type]\n"
-          "6:15: error: 'materialize' must be a boolean (true or false), not an integer [type]\n"
+          "5:24: error: 'read_denies' must be an array of paths or { path, type } tables; element 2 is an integer [wrong-type]\n"
+          "6:15: error: 'materialize' must be a boolean (true or false), not an integer [wrong-type]\n"
           "9:11: error: 'timeout': \"5 s\": no spaces in a duration; durations are like \"90s\", \"5m\", "
-          "\"1h30m\", \"250ms\" (units d h m s ms us, largest first) [duration]\n"
+          "\"1h30m\", \"250ms\" (units d h m s ms us, largest first) [invalid-duration]\n"
           "11:9: error: 'set': 'A B' is not a valid environment variable name (letters, digits and '_', not "
           "starting with a digit) [env-name]\n");
 }
@@ -411,7 +411,7 @@ TEST_CASE("toml: parse_toml_policy reads a file, and reports a file it cannot re
     CHECK_FALSE(parse_toml_policy(dir + "/missing.toml", diags));
     REQUIRE(diags.all().size() == 1);
     CHECK(diags.all()[0].message == "cannot read the policy: No such file or directory");
-    CHECK(diags.all()[0].rule_id == "io");
+    CHECK(diags.all()[0].rule_id == "unreadable-policy");
     CHECK(diags.all()[0].pos.file == dir + "/missing.toml");
     std::filesystem::remove_all(dir);
 }
@@ -440,8 +440,8 @@ TEST_CASE("toml: malformed deny tables are refused with the key at fault") {
     CHECK(only_error("version = 1\n[filesystem]\nwrite_denies = [{ pth = \"x\", path = \"y\" }]\n") ==
           "3:19: error: unknown key 'pth' in an entry of 'write_denies'; did you mean \"path\"? [unknown-key]\n");
     CHECK(only_error("version = 1\n[filesystem]\nwrite_denies = [{ type = \"file\" }]\n") ==
-          "3:17: error: an entry of 'write_denies' needs path = \"...\" [type]\n");
+          "3:17: error: an entry of 'write_denies' needs path = \"...\" [wrong-type]\n");
     CHECK(only_error("version = 1\n[filesystem]\nread_denies = [{ path = \"x\", type = \"socket\" }]\n") ==
-          "3:37: error: type must be \"file\" or \"dir\" [value]\n");
+          "3:37: error: type must be \"file\" or \"dir\" [invalid-value]\n");
     CHECK(only_error("version = 1\n[filesystem]\nread_denies = [{ path = \"a*\" }]\n").find("[glob]") != std::string::npos);
 }

@@ -99,24 +99,24 @@ TEST_CASE("units: sizes are powers of 1024 with or without iB")
 TEST_CASE("units: ambiguous or malformed sizes are refused with a hint")
 {
     CHECK(refusal(units::parse_size, "2GB") ==
-          "size: \"2GB\" is ambiguous: GB means a power of 1000 to some tools and of 1024 to others; write \"2G\" or "
+          "invalid-size: \"2GB\" is ambiguous: GB means a power of 1000 to some tools and of 1024 to others; write \"2G\" or "
           "\"2GiB\" (powers of 1024), or an integer of bytes");
     CHECK(refusal(units::parse_size, "64kb").find("\"64kb\" is ambiguous") != std::string::npos);
-    CHECK(refusal(units::parse_size, "512") == "size: \"512\" has no unit; write 512 (bytes, without quotes) or \"512M\"");
+    CHECK(refusal(units::parse_size, "512") == "invalid-size: \"512\" has no unit; write 512 (bytes, without quotes) or \"512M\"");
     CHECK(refusal(units::parse_size, "0.3K") ==
-          "size: \"0.3K\" is not a whole number of bytes; write an integer of bytes or a size that is one, like "
+          "invalid-size: \"0.3K\" is not a whole number of bytes; write an integer of bytes or a size that is one, like "
           "\"1.5G\"");
     const std::string hint = "write an integer of bytes or a number with a unit: \"512M\", \"2G\", \"1.5GiB\" "
                              "(K M G T P = KiB MiB GiB TiB PiB, powers of 1024)";
-    CHECK(refusal(units::parse_size, "lots") == "size: \"lots\" is not a size; " + hint);
-    CHECK(refusal(units::parse_size, "-1M") == "size: \"-1M\" is negative; " + hint);
-    CHECK(refusal(units::parse_size, "8 M") == "size: \"8 M\": no spaces in a size; " + hint);
-    CHECK(refusal(units::parse_size, "1e9") == "size: \"1e9\": unknown unit \"e9\"; " + hint);
-    CHECK(refusal(units::parse_size, ".5G") == "size: \".5G\" is not a size; " + hint);
-    CHECK(refusal(units::parse_size, "1.G") == "size: \"1.G\" is not a size; " + hint);
-    CHECK(refusal(units::parse_size, "2Mi") == "size: \"2Mi\": unknown unit \"Mi\"; " + hint);
-    CHECK(refusal(units::parse_size, "16384P") == "size: \"16384P\" is too large to be a size");
-    CHECK(refusal(units::parse_size, "") == "size: \"\" is not a size; " + hint);
+    CHECK(refusal(units::parse_size, "lots") == "invalid-size: \"lots\" is not a size; " + hint);
+    CHECK(refusal(units::parse_size, "-1M") == "invalid-size: \"-1M\" is negative; " + hint);
+    CHECK(refusal(units::parse_size, "8 M") == "invalid-size: \"8 M\": no spaces in a size; " + hint);
+    CHECK(refusal(units::parse_size, "1e9") == "invalid-size: \"1e9\": unknown unit \"e9\"; " + hint);
+    CHECK(refusal(units::parse_size, ".5G") == "invalid-size: \".5G\" is not a size; " + hint);
+    CHECK(refusal(units::parse_size, "1.G") == "invalid-size: \"1.G\" is not a size; " + hint);
+    CHECK(refusal(units::parse_size, "2Mi") == "invalid-size: \"2Mi\": unknown unit \"Mi\"; " + hint);
+    CHECK(refusal(units::parse_size, "16384P") == "invalid-size: \"16384P\" is too large to be a size");
+    CHECK(refusal(units::parse_size, "") == "invalid-size: \"\" is not a size; " + hint);
 }
 
 TEST_CASE("units: durations take components largest first")
@@ -136,20 +136,20 @@ TEST_CASE("units: malformed durations are refused with a hint")
 {
     const std::string hint = "durations are like \"90s\", \"5m\", \"1h30m\", \"250ms\" (units d h m s ms us, largest "
                              "first)";
-    CHECK(refusal(units::parse_duration_us, "90") == "duration: \"90\" has no unit; " + hint);
-    CHECK(refusal(units::parse_duration_us, "1h30") == "duration: \"1h30\": its last number has no unit; " + hint);
+    CHECK(refusal(units::parse_duration_us, "90") == "invalid-duration: \"90\" has no unit; " + hint);
+    CHECK(refusal(units::parse_duration_us, "1h30") == "invalid-duration: \"1h30\": its last number has no unit; " + hint);
     CHECK(refusal(units::parse_duration_us, "30m1h") ==
-          "duration: \"30m1h\": units must come largest first, each once (\"1h30m\", not \"30m1h\")");
+          "invalid-duration: \"30m1h\": units must come largest first, each once (\"1h30m\", not \"30m1h\")");
     CHECK(refusal(units::parse_duration_us, "1m1m").find("units must come largest first, each once") !=
           std::string::npos);
-    CHECK(refusal(units::parse_duration_us, "5M") == "duration: \"5M\": unknown unit \"M\"; " + hint);
-    CHECK(refusal(units::parse_duration_us, "5min") == "duration: \"5min\": unknown unit \"min\"; " + hint);
-    CHECK(refusal(units::parse_duration_us, "1h 30m") == "duration: \"1h 30m\": no spaces in a duration; " + hint);
-    CHECK(refusal(units::parse_duration_us, "-5s") == "duration: \"-5s\" is negative; " + hint);
-    CHECK(refusal(units::parse_duration_us, "soon") == "duration: \"soon\" is not a duration; " + hint);
-    CHECK(refusal(units::parse_duration_us, "0.5us") == "duration: \"0.5us\" is finer than a microsecond");
-    CHECK(refusal(units::parse_duration_us, "") == "duration: an empty string is not a duration; " + hint);
-    CHECK(refusal(units::parse_duration_us, "999999999d") == "duration: \"999999999d\" is too long to be a duration");
+    CHECK(refusal(units::parse_duration_us, "5M") == "invalid-duration: \"5M\": unknown unit \"M\"; " + hint);
+    CHECK(refusal(units::parse_duration_us, "5min") == "invalid-duration: \"5min\": unknown unit \"min\"; " + hint);
+    CHECK(refusal(units::parse_duration_us, "1h 30m") == "invalid-duration: \"1h 30m\": no spaces in a duration; " + hint);
+    CHECK(refusal(units::parse_duration_us, "-5s") == "invalid-duration: \"-5s\" is negative; " + hint);
+    CHECK(refusal(units::parse_duration_us, "soon") == "invalid-duration: \"soon\" is not a duration; " + hint);
+    CHECK(refusal(units::parse_duration_us, "0.5us") == "invalid-duration: \"0.5us\" is finer than a microsecond");
+    CHECK(refusal(units::parse_duration_us, "") == "invalid-duration: an empty string is not a duration; " + hint);
+    CHECK(refusal(units::parse_duration_us, "999999999d") == "invalid-duration: \"999999999d\" is too long to be a duration");
 }
 
 TEST_CASE("units: CPU amounts are CPUs or a percentage of one")
@@ -165,9 +165,9 @@ TEST_CASE("units: CPU amounts are CPUs or a percentage of one")
     CHECK(units::cpu_quota_of(0.1, err) == 10000u);
     CHECK(units::cpu_quota_of(1.0 / 3, err) == 33333u);
     CHECK(refusal(units::parse_cpu_percent, "50") ==
-          "cpu: \"50\" has no '%'; write \"50%\" (of one CPU) or 50 (CPUs, without quotes)");
+          "invalid-cpu: \"50\" has no '%'; write \"50%\" (of one CPU) or 50 (CPUs, without quotes)");
     CHECK(refusal(units::parse_cpu_percent, "two") ==
-          "cpu: \"two\" is not a CPU amount; write a number of CPUs (0.5, 2) or a percentage of one CPU (\"50%\", "
+          "invalid-cpu: \"two\" is not a CPU amount; write a number of CPUs (0.5, 2) or a percentage of one CPU (\"50%\", "
           "\"150%\")");
     CHECK(refusal(units::parse_cpu_percent, "-5%").find("\"-5%\" is negative") != std::string::npos);
     CHECK(refusal(units::parse_cpu_percent, "50 %").find("is not a CPU amount") != std::string::npos);
@@ -307,35 +307,35 @@ TEST_CASE("limits: wrong values get a message with a hint at the value")
           "3:17: error: 'max_processes': 0 is out of range: at least 1 (the command itself), at most 4194304 (the "
           "kernel's PID limit); leave it out for no limit [limit-range]\n");
     CHECK(errors("max_processes = \"64\"\n") ==
-          "3:17: error: 'max_processes' must be an integer (1 to 4194304), not a string [type]\n");
+          "3:17: error: 'max_processes' must be an integer (1 to 4194304), not a string [wrong-type]\n");
     CHECK(errors("memory_max = 1000\n") ==
           "3:14: error: 'memory_max': 1000 is below the minimum of \"1M\" (1 MiB): nothing starts in less [limit-range]\n");
     CHECK(errors("memory_max = \"2P\"\n") ==
           "3:14: error: 'memory_max': \"2P\" is above the maximum of \"1P\" (1 PiB) [limit-range]\n");
     CHECK(errors("memory_max = \"2GB\"\n") ==
           "3:14: error: 'memory_max': \"2GB\" is ambiguous: GB means a power of 1000 to some tools and of 1024 to "
-          "others; write \"2G\" or \"2GiB\" (powers of 1024), or an integer of bytes [size]\n");
-    CHECK(errors("memory_max = -1\n") == "3:14: error: 'memory_max': -1 is negative; write a size like \"4G\" [size]\n");
+          "others; write \"2G\" or \"2GiB\" (powers of 1024), or an integer of bytes [invalid-size]\n");
+    CHECK(errors("memory_max = -1\n") == "3:14: error: 'memory_max': -1 is negative; write a size like \"4G\" [invalid-size]\n");
     CHECK(errors("memory_max = 1.5\n") ==
-          "3:14: error: 'memory_max' must be an integer of bytes or a size string like \"4G\", not a float [type]\n");
+          "3:14: error: 'memory_max' must be an integer of bytes or a size string like \"4G\", not a float [wrong-type]\n");
     CHECK(errors("cpu_max = 0.001\n") ==
           "3:11: error: 'cpu_max': 0.001 is below the minimum of 0.01 CPU (\"1%\": a quota of 1000 us per 100000 us); "
           "leave it out for no limit [limit-range]\n");
     CHECK(errors("cpu_max = 5000\n") == "3:11: error: 'cpu_max': 5000 is above the maximum of 4096 CPUs [limit-range]\n");
     CHECK(errors("cpu_max = \"50\"\n") ==
-          "3:11: error: 'cpu_max': \"50\" has no '%'; write \"50%\" (of one CPU) or 50 (CPUs, without quotes) [cpu]\n");
+          "3:11: error: 'cpu_max': \"50\" has no '%'; write \"50%\" (of one CPU) or 50 (CPUs, without quotes) [invalid-cpu]\n");
     CHECK(errors("cpu_max = true\n") ==
           "3:11: error: 'cpu_max' must be a number of CPUs (0.5, 2) or a percentage of one CPU (\"50%\"), not a "
-          "boolean [type]\n");
+          "boolean [wrong-type]\n");
     CHECK(errors("timeout = 0\n") == "3:11: error: 'timeout': 0 is no time at all; write a duration like \"30m\", or "
                                      "leave 'timeout' out for none [limit-range]\n");
     CHECK(errors("timeout = \"367d\"\n") == "3:11: error: 'timeout': \"367d\" is above the maximum of \"366d\" [limit-range]\n");
     CHECK(errors("timeout = \"1500us\"\n") == "3:11: error: 'timeout': \"1500us\" is finer than a millisecond; write "
-                                              "whole milliseconds (\"1500ms\") [duration]\n");
+                                              "whole milliseconds (\"1500ms\") [invalid-duration]\n");
     CHECK(errors("timeout = -5\n") ==
-          "3:11: error: 'timeout': -5 is negative; write a duration like \"90s\" or \"30m\" [duration]\n");
+          "3:11: error: 'timeout': -5 is negative; write a duration like \"90s\" or \"30m\" [invalid-duration]\n");
     CHECK(errors("timeout = 1.5\n") == "3:11: error: 'timeout' must be an integer of seconds or a duration string like "
-                                       "\"90s\" or \"1h30m\", not a float [type]\n");
+                                       "\"90s\" or \"1h30m\", not a float [wrong-type]\n");
     CHECK(errors("timeout = 60\ntimeout_grace = 0\n") ==
           "4:17: error: 'timeout_grace': 0 leaves no time between SIGTERM and SIGKILL; write at least \"1ms\" "
           "[limit-range]\n");
@@ -402,32 +402,32 @@ TEST_CASE("limits: wrong rlimits get a message with a hint")
     CHECK(errors("rlimits = { nofile = { soft = \"unlimited\", hard = 1024 } }\n").find("[rlimit-order]") !=
           std::string::npos);
     CHECK(errors("rlimits = { nofile = { soft = 1 } }\n") ==
-          "3:22: error: 'nofile' needs both soft and hard in a table; a single value (nofile = ...) sets both [type]\n");
+          "3:22: error: 'nofile' needs both soft and hard in a table; a single value (nofile = ...) sets both [wrong-type]\n");
     CHECK(errors("rlimits = { nofile = { soft = 1, hard = 2, hrad = 3 } }\n") ==
           "3:44: error: unknown key 'hrad' in 'nofile'; it takes soft and hard; did you mean 'hard'? [unknown-key]\n");
     CHECK(errors("rlimits = { nofile = \"1k\" }\n") ==
           "3:22: error: 'nofile': it counts open file descriptors of each process: write an integer (no quotes, no "
-          "unit) or \"unlimited\", not \"1k\" [rlimit]\n");
+          "unit) or \"unlimited\", not \"1k\" [invalid-rlimit]\n");
     CHECK(errors("rlimits = { core = -1 }\n") ==
-          "3:20: error: 'core': -1 is negative; write 0 or more, or \"unlimited\" [rlimit]\n");
+          "3:20: error: 'core': -1 is negative; write 0 or more, or \"unlimited\" [invalid-rlimit]\n");
     CHECK(errors("rlimits = { memlock = \"unlimted\" }\n") ==
-          "3:23: error: 'memlock': \"unlimted\" is not a limit; did you mean \"unlimited\"? [rlimit]\n");
+          "3:23: error: 'memlock': \"unlimted\" is not a limit; did you mean \"unlimited\"? [invalid-rlimit]\n");
     CHECK(errors("rlimits = { stack = \"8MB\" }\n").find("'stack': \"8MB\" is ambiguous") != std::string::npos);
     CHECK(errors("rlimits = { stack = \"lots\" }\n") ==
           "3:21: error: 'stack': \"lots\" is not a size; write an integer of bytes or a number with a unit: \"512M\", "
-          "\"2G\", \"1.5GiB\" (K M G T P = KiB MiB GiB TiB PiB, powers of 1024), or \"unlimited\" [size]\n");
+          "\"2G\", \"1.5GiB\" (K M G T P = KiB MiB GiB TiB PiB, powers of 1024), or \"unlimited\" [invalid-size]\n");
     CHECK(errors("rlimits = { cpu = \"1500ms\" }\n") ==
           "3:19: error: 'cpu': \"1500ms\" is not a whole number of seconds: the kernel counts CPU time limits in "
-          "seconds [duration]\n");
+          "seconds [invalid-duration]\n");
     CHECK(errors("rlimits = { rttime = \"5\" }\n").find("'rttime': \"5\" has no unit") != std::string::npos);
     CHECK(errors("rlimits = { as = true }\n") ==
           "3:18: error: 'as' must be an integer of bytes, a size like \"8M\", \"unlimited\" or { soft = ..., hard = "
-          "... }, not a boolean [type]\n");
+          "... }, not a boolean [wrong-type]\n");
     CHECK(errors("rlimits = { nofile = { soft = 1.5, hard = 2 } }\n") ==
           "3:31: error: 'nofile' soft limit must be an integer, \"unlimited\" or { soft = ..., hard = ... }, not a "
-          "float [type]\n");
+          "float [wrong-type]\n");
     CHECK(errors("rlimits = [1]\n") ==
-          "3:11: error: 'rlimits' must be a table of resources, like { nofile = 1024, core = 0 }, not an array [type]\n");
+          "3:11: error: 'rlimits' must be a table of resources, like { nofile = 1024, core = 0 }, not an array [wrong-type]\n");
 }
 
 TEST_CASE("limits: unknown [process] keys get a did you mean")

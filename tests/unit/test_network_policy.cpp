@@ -185,9 +185,9 @@ TEST_CASE("network: a name in both allow and deny lists is not diagnosed") {
 
 TEST_CASE("network: domain lists must be arrays of strings") {
     CHECK(only_error("allow_domains = \"github.com\"\n") ==
-          "3:17: error: 'allow_domains' must be an array of strings, not a string [type]\n");
+          "3:17: error: 'allow_domains' must be an array of strings, not a string [wrong-type]\n");
     CHECK(only_error("deny_domains = [\"a.com\", 7]\n") ==
-          "3:26: error: 'deny_domains' must be an array of strings; element 2 is an integer [type]\n");
+          "3:26: error: 'deny_domains' must be an array of strings; element 2 is an integer [wrong-type]\n");
 }
 
 TEST_CASE("public suffix list: plain wildcard and exception rules") {
@@ -267,19 +267,19 @@ TEST_CASE("network: defaults when the keys are absent or empty") {
 
 TEST_CASE("network: out-of-range and non-integer ports are refused") {
     CHECK(only_error("local_ports = [0]\n") ==
-          "3:16: error: 'local_ports': 0 is not a port number (1 to 65535) [port]\n");
+          "3:16: error: 'local_ports': 0 is not a port number (1 to 65535) [invalid-port]\n");
     CHECK(only_error("expose_ports = [70000]\n") ==
-          "3:17: error: 'expose_ports': 70000 is not a port number (1 to 65535) [port]\n");
+          "3:17: error: 'expose_ports': 70000 is not a port number (1 to 65535) [invalid-port]\n");
     CHECK(only_error("domain_ports = [443, \"80\"]\n") ==
-          "3:22: error: 'domain_ports' must be an array of port numbers; element 2 is a string [type]\n");
+          "3:22: error: 'domain_ports' must be an array of port numbers; element 2 is a string [wrong-type]\n");
     CHECK(only_error("local_ports = 5432\n") ==
-          "3:15: error: 'local_ports' must be an array of port numbers, not an integer [type]\n");
+          "3:15: error: 'local_ports' must be an array of port numbers, not an integer [wrong-type]\n");
     CHECK(only_error("proxy_port = 65536\n") ==
-          "3:14: error: 'proxy_port': 65536 is not a port number (1 to 65535) [port]\n");
+          "3:14: error: 'proxy_port': 65536 is not a port number (1 to 65535) [invalid-port]\n");
     CHECK(only_error("proxy_port = \"3128\"\n") ==
-          "3:14: error: 'proxy_port' must be an integer port number (1 to 65535), not a string [type]\n");
+          "3:14: error: 'proxy_port' must be an integer port number (1 to 65535), not a string [wrong-type]\n");
     CHECK(only_error("domain_ports = [-443]\n") ==
-          "3:17: error: 'domain_ports': -443 is not a port number (1 to 65535) [port]\n");
+          "3:17: error: 'domain_ports': -443 is not a port number (1 to 65535) [invalid-port]\n");
 }
 
 TEST_CASE("network: a duplicate port is a warning and the later copy is dropped") {
@@ -337,7 +337,7 @@ TEST_CASE("network: a hosts entry with a bad address is refused") {
         CHECK(parsed.diags.all().front().rule_id == "host-address");
     }
     CHECK(only_error("hosts = { \"db.internal\" = 5 }\n") ==
-          "3:27: error: 'db.internal' must be a string (an IPv4 or IPv6 address), not an integer [type]\n");
+          "3:27: error: 'db.internal' must be a string (an IPv4 or IPv6 address), not an integer [wrong-type]\n");
 }
 
 TEST_CASE("network: a hosts name that is an IP literal or invalid is refused") {
@@ -350,7 +350,7 @@ TEST_CASE("network: a hosts name that is an IP literal or invalid is refused") {
           "3:11: error: 'hosts': '*.internal' is not a valid host name [domain-syntax]\n");
     CHECK(only_error("hosts = [\"db=10.0.0.5\"]\n") ==
           "3:9: error: 'hosts' must be a table of host names to addresses, like { \"db.internal\" = \"10.0.0.5\" }, "
-          "not an array [type]\n");
+          "not an array [wrong-type]\n");
 }
 
 TEST_CASE("network: a host pinned twice is a warning and the later copy is dropped") {

@@ -99,7 +99,7 @@ TEST_CASE("paths: tilde expands to the compiling user's home") {
 TEST_CASE("paths: tilde refusals") {
     Resolved r = resolve("~alice/x");
     CHECK_FALSE(r.path);
-    CHECK(r.err.rule_id == "path");
+    CHECK(r.err.rule_id == "invalid-path");
     CHECK(r.err.message == "read_denies: '~alice/x': '~user' paths are not supported; write '~/...' or an absolute path");
 
     r = resolve("~/.ssh", std::nullopt);
@@ -144,7 +144,7 @@ TEST_CASE("paths: glob characters are refused with the field named") {
 TEST_CASE("paths: empty, NUL, newline and overlong paths are refused") {
     Resolved r = resolve("");
     CHECK_FALSE(r.path);
-    CHECK(r.err.rule_id == "path");
+    CHECK(r.err.rule_id == "invalid-path");
     CHECK(r.err.message == "read_denies: empty path");
 
     r = resolve(std::string_view("/a\0b", 4));
@@ -159,7 +159,7 @@ TEST_CASE("paths: empty, NUL, newline and overlong paths are refused") {
     CHECK(resolve(longest).path == std::optional<std::string>(longest));
     r = resolve(longest + "y");
     CHECK_FALSE(r.path);
-    CHECK(r.err.rule_id == "path");
+    CHECK(r.err.rule_id == "invalid-path");
     CHECK(r.err.message == "read_denies: '/" + std::string(79, 'x') + "...' is longer than 4095 bytes once resolved");
     // The limit applies to the resolved path, not to the text.
     CHECK(resolve(longest + "/..").path == std::optional<std::string>("/"));

@@ -1,0 +1,169 @@
+// compiler/lint_rules.cpp — the rule registry, lint_policy_rules, and the secret rule's
+// reporting (the detector is lint_rules_secrets.cpp).
+#include "lint_rules.h"
+
+#include <algorithm>
+
+#include "lint_rules_parts.h"
+#include "lint_rules_secrets.h"
+#include "toml_schema.h"
+
+namespace tartaros {
+
+const std::vector<LintRule> &lint_rule_registry() {
+    static const std::vector<LintRule> rules = {
+        // The TOML front-end (frontend_toml.cpp, toml_schema.cpp, frontend_process.cpp,
+        // paths.cpp, domains.cpp, units.cpp).
+        {"toml-syntax", Severity::Error, "the file is not valid TOML"},
+        {"unreadable-policy", Severity::Error, "the policy file cannot be read"},
+        {"unresolvable-policy-dir", Severity::Error,
+         "the policy's directory cannot be found because the current directory is gone"},
+        {"missing-version", Severity::Error, "the policy has no 'version = 1'"},
+        {"unsupported-version", Severity::Error, "the policy's version is not one this compiler reads"},
+        {"unknown-key", Severity::Error, "a key this version does not know, with a \"did you mean\""},
+        {"wrong-type", Severity::Error, "a value of the wrong type (a string where a list is expected...)"},
+        {"invalid-value", Severity::Error, "a value outside the ones a key accepts"},
+        {"unsupported", Severity::Error, "a key or section this version or Linux does not support"},
+        {"glob", Severity::Error, "a glob in a path, or a glob list: Linux has no glob engine here"},
+        {"invalid-path", Severity::Error, "a path that cannot be used: empty, '~user', too long, NUL or newline"},
+        {"duplicate", Severity::Warning, "the same entry twice in one list; the later copy is ignored"},
+        {"domain-syntax", Severity::Error, "a domain with a scheme, path or port, or not a host name"},
+        {"domain-too-broad", Severity::Error, "a domain pattern anyone can register names under ('*', '*.com')"},
+        {"host-address", Severity::Error, "a 'hosts' address that is not an IP address"},
+        {"invalid-port", Severity::Error, "a port outside 1-65535"},
+        {"port-conflict", Severity::Error, "a port both relayed out and exposed, or the proxy's own port"},
+        {"env-name", Severity::Error, "not a valid environment variable name"},
+        {"limit-range", Severity::Error, "a process limit outside the range the kernel accepts"},
+        {"invalid-size", Severity::Error, "not a size such as \"512M\" or \"2GiB\""},
+        {"invalid-duration", Severity::Error, "not a duration such as \"90s\" or \"1h30m\""},
+        {"invalid-cpu", Severity::Error, "not a CPU amount such as 0.5, 2 or \"50%\""},
+        {"invalid-rlimit", Severity::Error, "not a resource limit value"},
+        {"rlimit-order", Severity::Error, "a resource limit whose soft value is above its hard value"},
+        {"timeout-grace", Severity::Error, "'timeout_grace' without 'timeout'"},
+        // The lowering and the verifier (lower*.cpp, verify*.cpp).
+        {"write-deny-outside-roots", Severity::Warning,
+         "a write deny outside every writable root: it is read-only already"},
+        {"symlink-in-path", Severity::Warning, "a deny written through a symlink: only the mount layer enforces it"},
+        {"mount-only", Severity::Note, "a deny inside a writable root rests on the mount layer alone"},
+        {"proxy-key-unused", Severity::Warning, "a proxy setting while allow_domains is empty"},
+        {"plan-size", Severity::Error, "the plan would exceed the format's limits"},
+        {"seccomp-build", Severity::Error, "libseccomp could not build the filter"},
+        {"plan-verification", Severity::Error, "internal error: the compiled plan failed its own verification"},
+        // The lint rules (lint_rules*.cpp).
+        {"secret-in-policy", Severity::Error, "a token, key or password written in the policy"},
+        {"path-leaves-policy-dir", Severity::Warning, "a relative path that climbs out of the policy's directory"},
+        {"path-allowed-and-denied", Severity::Warning,
+         "the same path allowed and denied: the deny wins and the allow does nothing"},
+        {"allow-no-effect", Severity::Warning, "a read allow or writable root that grants nothing new"},
+        {"writable-root-too-broad", Severity::Error, "a writable root that holds '/' or the home directory"},
+        {"plan-writable", Severity::Error, "a plan next to the policy that the sandbox could rewrite"},
+        {"policy-writable", Severity::Error, "the policy file inside a writable root, through a symlink"},
+        {"shell-paths-denied", Severity::Warning, "a read deny that hides what a shell needs to start"},
+        {"domain-allowed-and-denied", Severity::Warning,
+         "an allowed domain that a deny covers whole: it allows nothing"},
+        {"local-ports-with-domains", Severity::Warning,
+         "local_ports with allow_domains: relayed services bypass the proxy's rules"},
+        {"max-processes-too-low", Severity::Warning, "max_processes too low to run a shell"},
+        {"harden-syscalls-off", Severity::Warning, "harden_syscalls = false: the seccomp hardening is off"},
+        {"env-inherit", Severity::Warning, "inherit = true passes the launcher's whole environment, tokens too"},
+    };
+    return rules;
+}
+
+namespace {
+
+// The line and column (code points, as toml++ and the caret count them) of byte `offset`.
+SourcePos position_of(const std::string &text, size_t offset, const std::string &file) {
+    uint32_t line = 1, col = 1;
+    for (size_t i = 0; i < offset && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            col = 1;
+        } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+            ++col;
+        }
+    }
+    return {file, line, col};
+}
+
+bool comes_before_or_at(const toml::source_position &a, const SourcePos &b) {
+    return a.line != b.line ? a.line < b.line : a.column <= b.col;
+}
+
+bool within(const toml::source_region &region, const SourcePos &pos) {
+    return comes_before_or_at(region.begin, pos) && !comes_before_or_at(region.end, pos);
+}
+
+std::string secret_message(std::string_view what) {
+    return "this looks like " + std::string(what) +
+           ": anyone who can read this file or its history has it; revoke it, delete it here, and pass it at "
+           "run time from the launcher's environment ([env] passthrough, or the credential broker's "
+           "token_env/value_env once [broker] is supported)";
+}
+
+struct Finding {
+    SourcePos pos;
+    std::string what;
+};
+
+// Every string under a key that names a secret, wherever it is in the document (unknown
+// keys and [env] set included), unless a text match already points inside it.
+void find_named_secrets(const toml::node &node, const std::string &file, const std::vector<Finding> &in_text,
+                        std::vector<Finding> &out) {
+    auto visit = [&](std::string_view key, const toml::node &value) {
+        if (const toml::value<std::string> *text = value.as_string()) {
+            if (key.empty() || !names_a_secret(key) || !looks_like_secret_value(text->get())) return;
+            const toml::source_region &region = value.source();
+            if (std::any_of(in_text.begin(), in_text.end(), [&](const Finding &f) { return within(region, f.pos); }))
+                return;
+            out.push_back({{file, static_cast<uint32_t>(region.begin.line), static_cast<uint32_t>(region.begin.column)},
+                           "a secret (its key " + quoted(key) + " says so)"});
+            return;
+        }
+        find_named_secrets(value, file, in_text, out);
+    };
+    if (const toml::table *table = node.as_table()) {
+        for (auto &&[key, value] : *table) visit(key.str(), value);
+    } else if (const toml::array *array = node.as_array()) {
+        for (const toml::node &element : *array) visit("", element);
+    }
+}
+
+std::optional<toml::table> parse_document(const std::string &text, const std::string &file) {
+    try {
+        return toml::parse(text, file);
+    } catch (const toml::parse_error &) {
+        return std::nullopt;  // the front-end has reported it
+    }
+}
+
+}  // namespace
+
+void lint_secret_rules(const std::string &text, const std::string &file, const toml::table *document,
+                       Diagnostics &diags) {
+    std::vector<Finding> findings;
+    for (const SecretMatch &m : find_secrets_in_text(text))
+        findings.push_back({position_of(text, m.offset, file), m.what});
+    if (document != nullptr) {
+        std::vector<Finding> named;
+        find_named_secrets(*document, file, findings, named);
+        findings.insert(findings.end(), named.begin(), named.end());
+    }
+    std::stable_sort(findings.begin(), findings.end(), [](const Finding &a, const Finding &b) {
+        return a.pos.line != b.pos.line ? a.pos.line < b.pos.line : a.pos.col < b.pos.col;
+    });
+    for (const Finding &f : findings) {
+        diags.error(f.pos, secret_message(f.what), "secret-in-policy");
+        diags.redact(f.pos.file, f.pos.line, f.pos.col);
+    }
+}
+
+void lint_policy_rules(const std::string &text, const std::string &file, const Policy *policy, Diagnostics &diags) {
+    const std::optional<toml::table> document = parse_document(text, file);
+    lint_secret_rules(text, file, document ? &*document : nullptr, diags);
+    if (policy == nullptr || !document) return;
+    lint_filesystem_rules(*policy, file, *document, diags);
+    lint_network_process_env_rules(*policy, diags);
+}
+
+}  // namespace tartaros
