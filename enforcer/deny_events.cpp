@@ -1,5 +1,6 @@
 /* enforcer/deny_events.cpp — see deny_events.h. Runs in the mediator (raw calls only, its
- * own static buffers), except deny_events_unavailable_reason, which preflight runs. */
+ * own static buffers), except deny_events_unavailable_reason, which preflight runs, and
+ * deny_events_summary, which the supervisor runs once the mediator is gone. */
 #include "deny_events.h"
 
 #include <errno.h>
@@ -196,7 +197,7 @@ void deny_events_summary()
     if (g_denied == 0)
         return;
     jsonl::line l;
-    effect_log_begin(l, g_line, sizeof g_line, "mediator", "deny_summary");
+    effect_log_begin(l, g_line, sizeof g_line, "supervisor", "deny_summary");
     jsonl::field_u64(l, "denied", g_denied);
     jsonl::field_u64(l, "recorded", g_recorded);
     jsonl::open(l, "counts", '{');

@@ -14,8 +14,8 @@
  *    kernel; so is every clone3, which the plan answers ENOSYS (libc then falls back on
  *    clone), so the log shows one denial per fork of a clone3-first libc;
  *  - the log is bounded: each system call is recorded at most kPerSyscall times and all of
- *    them kTotal times; every denial is counted, and the mediator writes one deny_summary
- *    line with the counts when the command's last process is gone;
+ *    them kTotal times; every denial is counted, and the supervisor writes one deny_summary
+ *    line with the counts once the sandbox has ended, just before run_end;
  *  - connect mediation's own refusals (a host unix socket, a listener outside the sandbox,
  *    TCP or an abstract socket without the network namespace) are denied lines too, with the
  *    address and the reason;
@@ -51,6 +51,8 @@ bool deny_event_answer(const tp_bpf_insn *prog, uint32_t len, int listener, cons
 void deny_event_connect(int listener, const kuapi::seccomp_notif &n, int err, const char *reason,
                         const unsigned char *addr, uint32_t len);
 
-/* The mediator, when the command's last process is gone: the deny_summary line, if any call
- * was denied. Raw calls only. */
+/* The supervisor, once init is reaped: the deny_summary line, if any call was denied. The
+ * counts are the mediator's, in the memory it shared with init and the supervisor; the
+ * mediator ended before init did (with its PID namespace, or killed by init as a leftover),
+ * so they are final. */
 void deny_events_summary();

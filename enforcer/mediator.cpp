@@ -309,7 +309,6 @@ int mediator_entry(void *)
     }
     if (listener >= 0)
         serve(listener);
-    deny_events_summary();
     rsys(SYS_exit, 0);
     return 0;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "deny_events.h"
 #include "effect_log.h"
 #include "egress.h"
 #include "exit_notice.h"
@@ -230,8 +231,10 @@ int run_supervisor(run_ctx *ctx)
     int wait_err = 0;
     struct rusage usage = {};
     int wait_status = wait_for(init, &wait_err, &usage);
-    if (wait_status >= 0)
+    if (wait_status >= 0) {
         effect_log_usage(&usage);
+        deny_events_summary();
+    }
     egress_stop();
     report_to_supervisor(-1);  /* init set it to its end of the status pipe */
     for (const synthetic_mountpoint *s = outcome.synthetic; s; s = s->next)
