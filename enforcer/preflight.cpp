@@ -206,6 +206,9 @@ bool ns_required(const tp_plan *plan, uint32_t flag)
     return plan->ns && ((plan->ns->required & flag) || (plan->ns_section_flags & TP_SECF_REQUIRED));
 }
 
+/* The effect log's events the mediator writes: one loss line whichever way they are lost. */
+constexpr const char *kMediatedEvents = "exec and denied-syscall events in the effect log";
+
 /* What the effect log loses with the mount layer (effect_log.h): its file can no longer be
  * hidden, and connect mediation, which carries the exec events, needs the mount layer too.
  * Required: under --strict a log the sandbox could reach is no log. */
@@ -214,7 +217,7 @@ void lose_effect_log_guarantees(const run_ctx *ctx, loss_list *losses, const cha
     if (ctx->log_path == nullptr)
         return;
     add_loss(losses, true, "the effect log's protection", "the mount layer", why);
-    add_loss(losses, true, "exec events in the effect log", "connect mediation", why);
+    add_loss(losses, true, kMediatedEvents, "connect mediation", why);
 }
 
 /* One loss per kind of mount step: the mount layer is gone as a whole. */
@@ -327,7 +330,7 @@ void decide_effect_log(run_ctx *ctx, loss_list *losses)
     if (!ctx->mount_layer)
         lose_effect_log_guarantees(ctx, losses, "the plan builds no mount tree");
     if (!ctx->mediate_connect) {
-        add_loss(losses, true, "exec and denied-syscall events in the effect log", "connect mediation",
+        add_loss(losses, true, kMediatedEvents, "connect mediation",
                  ctx->seccomp ? "connect mediation is unavailable on this host" : "the seccomp filter is not installed");
         return;
     }
