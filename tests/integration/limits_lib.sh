@@ -152,7 +152,8 @@ bg_body() {
     local base=$1
     shift
     (cd "$T" && run_as env --default-signal "${BG_WRAP[@]}" "$EXEC" "$@") >"$base.out" 2>"$base.err" </dev/null
-    echo $? >"$base.rc"
+    # Written whole, then renamed: bg_wait reads it as soon as the name exists.
+    echo $? >"$base.rc.part" && mv "$base.rc.part" "$base.rc"
 }
 
 # bg_start PLAN CMD...: starts a sandbox in the background; sets BG_BASE, BG_SUP (the
