@@ -11,7 +11,7 @@
  *     hello keeps the message from being empty, which would read as EOF), with n listening TCP
  *     sockets in the same order (SCM_RIGHTS), each bound to 127.0.0.1:port inside the
  *     sandbox's namespace. The set must be exactly what the proxy's command line expects
- *     (--proxy-port, --relay); anything else and the proxy answers with a failure.
+ *     (--proxy-port, --broker-port, --relay); anything else and the proxy answers with a failure.
  *  2. proxy -> sandbox, once: tnc_ready. status 0 = serving (the proxy has confined itself);
  *     TNC_REFUSED = a guarantee it cannot install under --strict; TNC_FAILED = anything else.
  *     `message` (NUL-terminated) says why. EOF instead of this message: the proxy died.
@@ -32,7 +32,8 @@
 
 enum tnc_listener_kind {
     TNC_PROXY = 1,  /* the HTTP proxy's listener */
-    TNC_RELAY = 2   /* relay to the host's 127.0.0.1:port */
+    TNC_RELAY = 2,  /* relay to the host's 127.0.0.1:port */
+    TNC_BROKER = 3  /* the credential broker's listener (--broker-port) */
 };
 
 #define TNC_HELLO_MAGIC 0x314C4354u  /* "TCL1" little-endian */

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define TP_MAGIC "TARTPLAN"          /* 8 bytes, no NUL in the file */
-#define TP_FORMAT_VERSION 4u
+#define TP_FORMAT_VERSION 5u
 #define TP_ARCH_X86_64 0xC000003Eu   /* AUDIT_ARCH_X86_64 */
 
 /* Hard limits: the reader refuses plans beyond them, so no count is unbounded. */
@@ -91,7 +91,9 @@ enum tp_section_type {
     TP_SEC_NET_PORTS    = 12, /* tp_net_port[] */
     TP_SEC_NET_NAMES    = 13, /* tp_net_name[]: the proxy's allow/deny patterns and host pins */
     TP_SEC_LIMITS       = 14, /* singleton tp_limits: cgroup limits and the wall-clock timeout */
-    TP_SEC_RLIMITS      = 15  /* tp_rlimit[], ascending resource: the command's setrlimit values */
+    TP_SEC_RLIMITS      = 15, /* tp_rlimit[], ascending resource: the command's setrlimit values */
+    TP_SEC_BROKER       = 16, /* singleton tp_broker: the credential broker */
+    TP_SEC_BROKER_CAPS  = 17  /* tp_broker_cap[]: the broker's capabilities, in policy order */
 };
 
 #define TP_SECF_REQUIRED 1u   /* the guarantee this section carries may not degrade */
@@ -156,8 +158,15 @@ enum tp_mount_flag {
                                              component (a synthetic mountpoint, removed after the run) */
     TP_MNTF_OPTIONAL          = 1u << 4,  /* BIND: source absent, other ops: target absent -> skip
                                              the step (e.g. /lib64 on some hosts) */
-    TP_MNTF_REQUIRED          = 1u << 5   /* the guarantee may not degrade */
+    TP_MNTF_REQUIRED          = 1u << 5,  /* the guarantee may not degrade */
+    TP_MNTF_CREDENTIALS       = 1u << 6   /* TMPFS only: the run's credentials directory
+                                             (TP_CREDENTIALS_DIR): the broker token is written
+                                             into it as TP_BROKER_TOKEN_FILE (0400), then the
+                                             tmpfs is made read-only */
 };
+/* Where the agent finds the broker's token (systemd's $CREDENTIALS_DIRECTORY convention). */
+#define TP_CREDENTIALS_DIR "/run/credentials/tartaros"
+#define TP_BROKER_TOKEN_FILE "broker-token"
 struct tp_mount {                  /* 40 bytes */
     uint32_t op;                   /* tp_mount_op */
     uint32_t flags;                /* tp_mount_flag */
@@ -244,7 +253,8 @@ struct tp_bpf_insn {               /* 8 bytes */
 enum tp_net_mode {
     TP_NET_PROXY  = 1u << 0,  /* HTTP proxy on 127.0.0.1:proxy_port inside, for the NAMES */
     TP_NET_PORTS  = 1u << 1,  /* each LOCAL port: 127.0.0.1:PORT inside -> host 127.0.0.1:PORT */
-    TP_NET_EXPOSE = 1u << 2   /* each EXPOSE port: host 127.0.0.1:PORT -> 127.0.0.1:PORT inside */
+    TP_NET_EXPOSE = 1u << 2,  /* each EXPOSE port: host 127.0.0.1:PORT -> 127.0.0.1:PORT inside */
+    TP_NET_BROKER = 1u << 3   /* the credential broker on 127.0.0.1:broker.port inside */
 };
 struct tp_network {                /* 16 bytes */
     uint32_t modes;                /* tp_net_mode; never 0 when the section is present */
@@ -271,13 +281,54 @@ struct tp_net_port {               /* 16 bytes */
 enum tp_net_name_kind {
     TP_NAME_ALLOW = 1,  /* `name`: an exact host or "*.suffix" */
     TP_NAME_DENY  = 2,  /* the same; wins over ALLOW */
-    TP_NAME_PIN   = 3   /* `name` resolves only to `address` (an IP literal) */
+    TP_NAME_PIN   = 3,  /* `name` resolves only to `address` (an IP literal) */
+    TP_NAME_BROKER_HOST = 4  /* the broker's allowed_hosts: an exact host or "*.suffix" */
 };
 struct tp_net_name {               /* 32 bytes */
     uint32_t kind;                 /* tp_net_name_kind */
     uint32_t reserved;             /* zero */
     struct tp_str name;
     struct tp_str address;         /* PIN only; else empty */
+    struct tp_origin origin;
+};
+
+/* TP_SEC_BROKER: the credential broker, served by tartaros-proxy on the host side from a
+ * listener made inside (TNC_BROKER). A request to 127.0.0.1:port/<capability>/<path> that
+ * carries `auth_header: <token>` goes to https://<cap host>:<cap port>/<path> with the
+ * capability's header set to value_format with {value} replaced by the launcher's value_env.
+ * The token and the values are never in the plan: only the names of the launcher's
+ * environment variables that hold them. The enforcer removes those variables from every
+ * environment it builds. Present exactly when TP_NET_BROKER is on. */
+enum tp_broker_flag {
+    TP_BROKER_ALLOW_INTERNAL = 1u << 0  /* upstreams may resolve to internal addresses */
+};
+struct tp_broker {                 /* 40 bytes */
+    uint16_t port;                 /* 127.0.0.1:port inside; no other listener's port */
+    uint16_t flags;                /* tp_broker_flag */
+    uint32_t reserved;             /* zero */
+    struct tp_str auth_header;     /* the header that carries the token (an HTTP field name) */
+    struct tp_str token_env;       /* launcher variable holding the token; empty: a random
+                                      token per run */
+    struct tp_str ca_file;         /* absolute path of extra trusted CAs (PEM); empty: the
+                                      system store only */
+    struct tp_origin origin;       /* the [broker] table */
+};
+#define TP_MAX_BROKER_CAPS 64u
+
+/* TP_SEC_BROKER_CAPS: one capability; 1..TP_MAX_BROKER_CAPS records, names unique. */
+struct tp_broker_cap {             /* 72 bytes */
+    struct tp_str name;            /* the first path segment: [A-Za-z0-9._-], 1..64 bytes */
+    struct tp_str host;            /* upstream: a normalised name or IP literal, matched by a
+                                      BROKER_HOST name */
+    struct tp_str header;          /* the header the value is injected into (a field name) */
+    struct tp_str value_env;       /* launcher variable holding the value */
+    struct tp_str value_format;    /* printable ASCII, "{value}" exactly once */
+    struct tp_str methods;         /* upper-case methods separated by one space; empty: any */
+    struct tp_str path_prefixes;   /* prefixes starting with '/', separated by one space;
+                                      empty: any path */
+    uint16_t port;                 /* upstream HTTPS port, 1..65535 (443 by default) */
+    uint16_t reserved0;            /* zero */
+    uint32_t reserved1;            /* zero */
     struct tp_origin origin;
 };
 
@@ -368,6 +419,8 @@ static_assert(sizeof(struct tp_net_port) == 16, "tp_net_port layout");
 static_assert(sizeof(struct tp_net_name) == 32, "tp_net_name layout");
 static_assert(sizeof(struct tp_limits) == 72, "tp_limits layout");
 static_assert(sizeof(struct tp_rlimit) == 32, "tp_rlimit layout");
+static_assert(sizeof(struct tp_broker) == 40, "tp_broker layout");
+static_assert(sizeof(struct tp_broker_cap) == 72, "tp_broker_cap layout");
 #endif
 
 #endif /* TARTAROS_IR_PLAN_H */

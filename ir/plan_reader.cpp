@@ -20,14 +20,14 @@ namespace {
 /* Known bits of each flag word; anything else in a plan is refused. */
 constexpr uint64_t kKnownFeatures = (1u << 11) - 1;           /* TP_FEAT_USERNS..MOUNT_API */
 constexpr uint32_t kKnownNamespaces = (1u << 7) - 1;          /* TP_NS_USER..CGROUP */
-constexpr uint32_t kKnownMountFlags = (1u << 6) - 1;          /* TP_MNTF_RDONLY..REQUIRED */
+constexpr uint32_t kKnownMountFlags = (1u << 7) - 1;          /* TP_MNTF_RDONLY..CREDENTIALS */
 constexpr uint64_t kKnownLandlockNet = (1u << 2) - 1;         /* BIND_TCP, CONNECT_TCP */
 constexpr uint64_t kKnownLandlockScopes = (1u << 2) - 1;      /* ABSTRACT_UNIX_SOCKET, SIGNAL */
 constexpr uint32_t kKnownExecFlags = TP_EXEC_INHERIT_ENV;
 constexpr uint32_t kKnownSectionFlags = TP_SECF_REQUIRED;
 constexpr uint32_t kKnownSeccompProfile = TP_SC_HARDEN | TP_SC_DENY_UNIX;
-constexpr uint32_t kKnownNetModes = TP_NET_PROXY | TP_NET_PORTS | TP_NET_EXPOSE;
-constexpr uint32_t kTypeCount = TP_SEC_RLIMITS + 1;           /* section types are 1..TP_SEC_RLIMITS */
+constexpr uint32_t kKnownNetModes = TP_NET_PROXY | TP_NET_PORTS | TP_NET_EXPOSE | TP_NET_BROKER;
+constexpr uint32_t kTypeCount = TP_SEC_BROKER_CAPS + 1;       /* section types are 1..TP_SEC_BROKER_CAPS */
 /* Each relayed port costs the sandbox side one listener (ir/net_channel.h) or the host one. */
 constexpr uint32_t kMaxNetPorts = 256;
 constexpr uint32_t kMaxNetNames = 4096;
@@ -50,17 +50,21 @@ constexpr uint32_t kRecordSize[kTypeCount] = {
     sizeof(tp_net_name),
     sizeof(tp_limits),
     sizeof(tp_rlimit),
+    sizeof(tp_broker),
+    sizeof(tp_broker_cap),
 };
 
 constexpr const char *kSectionName[kTypeCount] = {
     "?", "strtab", "meta", "namespaces", "mounts", "landlock", "landlock_fs", "env", "exec", "seccomp",
     "seccomp_bpf", "network", "net_ports", "net_names", "limits", "rlimits",
+    "broker", "broker_caps",
 };
 
 bool is_singleton(uint32_t type)
 {
     return type == TP_SEC_META || type == TP_SEC_NAMESPACES || type == TP_SEC_LANDLOCK ||
-           type == TP_SEC_EXEC || type == TP_SEC_SECCOMP || type == TP_SEC_NETWORK || type == TP_SEC_LIMITS;
+           type == TP_SEC_EXEC || type == TP_SEC_SECCOMP || type == TP_SEC_NETWORK || type == TP_SEC_LIMITS ||
+           type == TP_SEC_BROKER;
 }
 
 /* Everything a check needs to report a refusal. */
@@ -224,6 +228,14 @@ void attach_section(tp_plan *p, const tp_section &s)
         p->rlimits = (const tp_rlimit *)data;
         p->rlimit_count = s.count;
         break;
+    case TP_SEC_BROKER:
+        p->broker = (const tp_broker *)data;
+        p->broker_section_flags = s.flags;
+        break;
+    case TP_SEC_BROKER_CAPS:
+        p->broker_caps = (const tp_broker_cap *)data;
+        p->broker_cap_count = s.count;
+        break;
     default:
         break;
     }
@@ -263,6 +275,8 @@ int check_sections(const Ctx &c, uint32_t len)
         return fail(c, "plan has a seccomp profile without its program, or a program without its profile");
     if ((seen[TP_SEC_NET_PORTS] || seen[TP_SEC_NET_NAMES]) && !seen[TP_SEC_NETWORK])
         return fail(c, "plan has network ports or names but no network section");
+    if (seen[TP_SEC_BROKER_CAPS] && !seen[TP_SEC_BROKER])
+        return fail(c, "plan has broker capabilities but no broker section");
     return 0;
 }
 
@@ -442,7 +456,10 @@ int check_network(const Ctx &c, const tp_network &n)
         return fail(c, "network: the modes do not match the ports listed");
     if (p->net_port_count > kMaxNetPorts || p->net_name_count > kMaxNetNames)
         return fail(c, "network: more than %u ports or %u names", kMaxNetPorts, kMaxNetNames);
-    if (count_ports(p, TP_PORT_LOCAL) + ((n.modes & TP_NET_PROXY) != 0) > TNC_MAX_LISTENERS)
+    if (((n.modes & TP_NET_BROKER) != 0) != (p->broker != nullptr))
+        return fail(c, "network: the broker mode goes with the broker section and only with it");
+    uint32_t listeners = count_ports(p, TP_PORT_LOCAL) + ((n.modes & TP_NET_PROXY) != 0) + (p->broker != nullptr);
+    if (listeners > TNC_MAX_LISTENERS)
         return fail(c, "network: more than %u listeners inside the sandbox", TNC_MAX_LISTENERS);
     return 0;
 }
@@ -456,6 +473,8 @@ int check_net_port(const Ctx &c, const tp_net_port &r, uint32_t i)
         return fail(c, "network port %u: a destination port without the proxy", i);
     if (r.kind != TP_PORT_DESTINATION && r.port == p->network->proxy_port)
         return fail(c, "network port %u: port %u is the proxy's", i, r.port);
+    if (r.kind != TP_PORT_DESTINATION && p->broker != nullptr && r.port == p->broker->port)
+        return fail(c, "network port %u: port %u is the broker's", i, r.port);
     for (uint32_t j = 0; j < i; j++) {
         const tp_net_port &o = p->net_ports[j];
         bool relayed_both = r.kind != TP_PORT_DESTINATION && o.kind != TP_PORT_DESTINATION;
@@ -467,10 +486,12 @@ int check_net_port(const Ctx &c, const tp_net_port &r, uint32_t i)
 
 int check_net_name(const Ctx &c, const tp_net_name &r, uint32_t i)
 {
-    if (r.kind < TP_NAME_ALLOW || r.kind > TP_NAME_PIN || r.reserved != 0)
+    if (r.kind < TP_NAME_ALLOW || r.kind > TP_NAME_BROKER_HOST || r.reserved != 0)
         return fail(c, "network name %u: unknown kind %u or reserved bits", i, r.kind);
-    if (!(c.plan->network->modes & TP_NET_PROXY))
-        return fail(c, "network name %u: names without the proxy", i);
+    uint32_t needs = r.kind == TP_NAME_BROKER_HOST ? TP_NET_BROKER : TP_NET_PROXY;
+    if (!(c.plan->network->modes & needs))
+        return fail(c, "network name %u: a name without the %s it belongs to", i,
+                    needs == TP_NET_BROKER ? "broker" : "proxy");
     if (check_str(c, r.name, "network name", i, "name") != 0 ||
         check_str(c, r.address, "network name", i, "address") != 0)
         return -1;
@@ -493,14 +514,186 @@ int check_net_records(const Ctx &c)
     for (uint32_t i = 0; i < p->net_port_count; i++)
         if (check_net_port(c, p->net_ports[i], i) != 0)
             return -1;
-    uint32_t allows = 0;
+    uint32_t allows = 0, broker_hosts = 0;
     for (uint32_t i = 0; i < p->net_name_count; i++) {
         if (check_net_name(c, p->net_names[i], i) != 0)
             return -1;
         allows += p->net_names[i].kind == TP_NAME_ALLOW;
+        broker_hosts += p->net_names[i].kind == TP_NAME_BROKER_HOST;
     }
     if ((p->network->modes & TP_NET_PROXY) && allows == 0)
         return fail(c, "network: the proxy mode with no allowed name");
+    if ((p->network->modes & TP_NET_BROKER) && broker_hosts == 0)
+        return fail(c, "network: the broker mode with no allowed host");
+    return 0;
+}
+
+/* An HTTP field name (RFC 9110 token), as the broker writes it on the wire. */
+bool http_token(const char *s, uint32_t len, uint32_t max)
+{
+    if (len == 0 || len > max)
+        return false;
+    for (uint32_t i = 0; i < len; i++) {
+        char ch = s[i];
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                  memchr("!#$%&'*+-.^_`|~", ch, 15) != nullptr;
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* A POSIX-portable environment variable name. */
+bool env_name(const char *s, uint32_t len)
+{
+    if (len == 0 || len > 255 || (s[0] >= '0' && s[0] <= '9'))
+        return false;
+    for (uint32_t i = 0; i < len; i++) {
+        char ch = s[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_'))
+            return false;
+    }
+    return true;
+}
+
+/* Printable ASCII with single spaces between items: no control byte, no leading, trailing or
+ * double space. Every item passes `item` when given. */
+bool spaced_list(const char *s, uint32_t len, bool (*item)(const char *, uint32_t))
+{
+    uint32_t start = 0;
+    for (uint32_t i = 0; i <= len; i++) {
+        if (i < len && s[i] != ' ') {
+            if (s[i] < 0x21 || s[i] > 0x7e)
+                return false;
+            continue;
+        }
+        if (i == start || (item && !item(s + start, i - start)))
+            return false;
+        start = i + 1;
+    }
+    return true;
+}
+
+bool method_item(const char *s, uint32_t len)
+{
+    for (uint32_t i = 0; i < len; i++)
+        if (!(s[i] >= 'A' && s[i] <= 'Z'))
+            return false;
+    return len <= 32;
+}
+
+bool prefix_item(const char *s, uint32_t len)
+{
+    return s[0] == '/' && len <= 1024;
+}
+
+bool cap_name(const char *s, uint32_t len)
+{
+    if (len == 0 || len > 64)
+        return false;
+    for (uint32_t i = 0; i < len; i++) {
+        char ch = s[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+              ch == '_' || ch == '-'))
+            return false;
+    }
+    return true;
+}
+
+/* "{value}" exactly once in printable ASCII (spaces allowed, no other whitespace). */
+bool value_format(const char *s, uint32_t len)
+{
+    static const char kValue[] = "{value}";
+    uint32_t found = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        if (s[i] < 0x20 || s[i] > 0x7e)
+            return false;
+        found += len - i >= 7 && memcmp(s + i, kValue, 7) == 0;
+    }
+    return found == 1 && len <= 1024;
+}
+
+int check_broker(const Ctx &c, const tp_broker &b)
+{
+    const tp_plan *p = c.plan;
+    if (p->network == nullptr || !(p->network->modes & TP_NET_BROKER))
+        return fail(c, "broker: the section without the network's broker mode");
+    if (b.port == 0 || b.port == p->network->proxy_port || (b.flags & ~TP_BROKER_ALLOW_INTERNAL) != 0 ||
+        b.reserved != 0)
+        return fail(c, "broker: port %u is 0 or the proxy's, or unknown flags or reserved bits", b.port);
+    if (check_str(c, b.auth_header, "broker", 0, "auth_header") != 0 ||
+        check_str(c, b.token_env, "broker", 0, "token_env") != 0 || check_str(c, b.ca_file, "broker", 0, "ca_file") != 0)
+        return -1;
+    const char *strtab = p->strtab;
+    if (!http_token(strtab + b.auth_header.off, b.auth_header.len, 64))
+        return fail(c, "broker: auth_header \"%s\" is not an HTTP field name", strtab + b.auth_header.off);
+    if (b.token_env.len != 0 && !env_name(strtab + b.token_env.off, b.token_env.len))
+        return fail(c, "broker: token_env \"%s\" is not an environment variable name", strtab + b.token_env.off);
+    if (b.ca_file.len != 0 && check_path(c, b.ca_file, "broker", 0, "ca_file") != 0)
+        return -1;
+    if (p->broker_cap_count == 0 || p->broker_cap_count > TP_MAX_BROKER_CAPS)
+        return fail(c, "broker: %u capabilities, not 1..%u", p->broker_cap_count, TP_MAX_BROKER_CAPS);
+    return 0;
+}
+
+int check_broker_cap(const Ctx &c, const tp_broker_cap &r, uint32_t i)
+{
+    const tp_str *strs[] = {&r.name, &r.host, &r.header, &r.value_env, &r.value_format, &r.methods, &r.path_prefixes};
+    for (const tp_str *s : strs)
+        if (check_str(c, *s, "broker capability", i, "string") != 0)
+            return -1;
+    if (r.port == 0 || r.reserved0 != 0 || r.reserved1 != 0)
+        return fail(c, "broker capability %u: port 0 or reserved bits", i);
+    const char *t = c.plan->strtab;
+    if (!cap_name(t + r.name.off, r.name.len))
+        return fail(c, "broker capability %u: name \"%s\" is not 1..64 of [A-Za-z0-9._-]", i, t + r.name.off);
+    if (!net_token(t + r.host.off, r.host.len, false))
+        return fail(c, "broker capability %u: host \"%s\" is not a normalised host name", i, t + r.host.off);
+    if (!http_token(t + r.header.off, r.header.len, 64) || !env_name(t + r.value_env.off, r.value_env.len) ||
+        !value_format(t + r.value_format.off, r.value_format.len))
+        return fail(c, "broker capability %u: bad header name, value_env name or value_format", i);
+    if ((r.methods.len != 0 && !spaced_list(t + r.methods.off, r.methods.len, method_item)) ||
+        (r.path_prefixes.len != 0 && !spaced_list(t + r.path_prefixes.off, r.path_prefixes.len, prefix_item)))
+        return fail(c, "broker capability %u: methods or path prefixes are not single-spaced lists", i);
+    for (uint32_t j = 0; j < i; j++) {
+        const tp_broker_cap &o = c.plan->broker_caps[j];
+        if (o.name.len == r.name.len && memcmp(t + o.name.off, t + r.name.off, r.name.len) == 0)
+            return fail(c, "broker capability %u: name \"%s\" is listed twice", i, t + r.name.off);
+    }
+    return 0;
+}
+
+/* The credentials directory: one TMPFS step at TP_CREDENTIALS_DIR, exactly when a broker. */
+int check_credentials_mount(const Ctx &c)
+{
+    const tp_plan *p = c.plan;
+    uint32_t found = 0;
+    for (uint32_t i = 0; i < p->mount_count; i++) {
+        const tp_mount &m = p->mounts[i];
+        if (!(m.flags & TP_MNTF_CREDENTIALS))
+            continue;
+        if (m.op != TP_MNT_TMPFS || m.path.len != sizeof TP_CREDENTIALS_DIR - 1 ||
+            memcmp(p->strtab + m.path.off, TP_CREDENTIALS_DIR, m.path.len) != 0)
+            return fail(c, "mount %u: the credentials flag is only for a tmpfs at %s", i, TP_CREDENTIALS_DIR);
+        found++;
+    }
+    if (found != (p->broker != nullptr ? 1u : 0u))
+        return fail(c, "mounts: %u credentials directories, and a broker needs exactly one", found);
+    return 0;
+}
+
+int check_broker_records(const Ctx &c)
+{
+    const tp_plan *p = c.plan;
+    if (check_credentials_mount(c) != 0)
+        return -1;
+    if (p->broker == nullptr)
+        return 0;
+    if (check_broker(c, *p->broker) != 0)
+        return -1;
+    for (uint32_t i = 0; i < p->broker_cap_count; i++)
+        if (check_broker_cap(c, p->broker_caps[i], i) != 0)
+            return -1;
     return 0;
 }
 
@@ -568,7 +761,7 @@ int check_records(const Ctx &c)
     for (uint32_t i = 0; i < p->rlimit_count; i++)
         if (check_rlimit(c, p->rlimits[i], i) != 0)
             return -1;
-    return check_net_records(c);
+    return check_net_records(c) != 0 ? -1 : check_broker_records(c);
 }
 
 }  // namespace

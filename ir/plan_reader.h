@@ -48,6 +48,10 @@ struct tp_plan {
     uint32_t limits_section_flags;
     const struct tp_rlimit *rlimits;     /* ascending resource, each at most once */
     uint32_t rlimit_count;
+    const struct tp_broker *broker;      /* NULL when absent: no credential broker */
+    uint32_t broker_section_flags;
+    const struct tp_broker_cap *broker_caps;  /* 1..TP_MAX_BROKER_CAPS with a broker */
+    uint32_t broker_cap_count;
 };
 
 /* Validates `buf` (len bytes, 8-aligned) and fills `out`. Returns 0, or -1 with a one-line

@@ -127,6 +127,18 @@ void PlanWriter::add_rlimit(const tp_rlimit &r)
     rlimits_.push_back(r);
 }
 
+void PlanWriter::set_broker(const tp_broker &b, bool required)
+{
+    broker_ = b;
+    has_broker_ = true;
+    broker_required_ = required;
+}
+
+void PlanWriter::add_broker_cap(const tp_broker_cap &c)
+{
+    broker_caps_.push_back(c);
+}
+
 std::vector<uint8_t> PlanWriter::finish() const
 {
     static const char kEmptyStrtab[1] = {'\0'};
@@ -165,6 +177,10 @@ std::vector<uint8_t> PlanWriter::finish() const
         sections.push_back(records(TP_SEC_LIMITS, &limits_, 1, limits_required_));
     if (!rlimits_.empty())
         sections.push_back(records(TP_SEC_RLIMITS, rlimits_.data(), rlimits_.size(), false));
+    if (has_broker_)
+        sections.push_back(records(TP_SEC_BROKER, &broker_, 1, broker_required_));
+    if (!broker_caps_.empty())
+        sections.push_back(records(TP_SEC_BROKER_CAPS, broker_caps_.data(), broker_caps_.size(), false));
 
     std::size_t offset = sizeof(tp_header) + sections.size() * sizeof(tp_section);
     for (PendingSection &s : sections) {

@@ -33,6 +33,8 @@ public:
     void add_net_name(const tp_net_name &n);
     void set_limits(const tp_limits &l, bool required);
     void add_rlimit(const tp_rlimit &r);  // in ascending resource order
+    void set_broker(const tp_broker &b, bool required);
+    void add_broker_cap(const tp_broker_cap &c);  // in policy order
     void set_required_features(uint64_t features) { required_features_ = features; }
     void set_min_landlock_abi(uint32_t abi) { min_landlock_abi_ = abi; }
 
@@ -49,6 +51,9 @@ private:
     bool has_limits_ = false, limits_required_ = false;
     tp_limits limits_{};
     std::vector<tp_rlimit> rlimits_;
+    bool has_broker_ = false, broker_required_ = false;
+    tp_broker broker_{};
+    std::vector<tp_broker_cap> broker_caps_;
     bool has_meta_ = false, has_ns_ = false, has_landlock_ = false, has_exec_ = false, has_seccomp_ = false;
     bool ns_required_ = false, mounts_required_ = false, landlock_required_ = false, seccomp_required_ = false;
     tp_seccomp seccomp_{};

@@ -105,7 +105,7 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
     std::vector<uint8_t> plan = sample_plan();
     std::string text = explain(plan, false);
 
-    CHECK(has(text, "plan: format 4, " + std::to_string(plan.size()) + " bytes, checksum 0x"));
+    CHECK(has(text, "plan: format 5, " + std::to_string(plan.size()) + " bytes, checksum 0x"));
     CHECK(has(text, "required features: userns|mountns|landlock\n"));
     CHECK(has(text, "minimum Landlock ABI: 5\n"));
     CHECK(has(text, "policy: /home/u/proj/policy.toml (version 1)\n"));
@@ -177,7 +177,7 @@ TEST_CASE("explain: JSON is valid and carries the same content")
 {
     std::string json = explain(sample_plan(), true);
     CHECK(JsonChecker(json).document());
-    CHECK(has(json, "\"format_version\":4"));
+    CHECK(has(json, "\"format_version\":5"));
     CHECK(has(json, "\"required_features\":[\"userns\",\"mountns\",\"landlock\"]"));
     CHECK(has(json, "\"min_landlock_abi\":5"));
     CHECK(has(json, "\"policy_path\":\"/home/u/proj/policy.toml\""));

@@ -112,7 +112,7 @@ TEST_CASE("limits plan: no limit writes no limits section and only core = 0")
     Opened o(compile(Policy{}));
     CHECK(o.plan.limits == nullptr);
     CHECK(rlimits_of(o.plan) == "4:0/0@0,0 ");
-    CHECK(o.plan.header->format_version == 4);
+    CHECK(o.plan.header->format_version == 5);
 }
 
 TEST_CASE("limits plan: every limit with its origin in a required section")

@@ -257,11 +257,11 @@ TEST_CASE("network: the reader accepts a consistent plan and refuses each incons
     };
     const Damage u32_damage[] = {
         {net + offsetof(tp_network, modes), 0, "modes 0x0"},
-        {net + offsetof(tp_network, modes), 8, "modes 0x8"},
+        {net + offsetof(tp_network, modes), 16, "modes 0x10"},
         {net + offsetof(tp_network, modes), TP_NET_PORTS | TP_NET_EXPOSE, "a proxy port goes with"},
         {net + offsetof(tp_network, modes), TP_NET_PROXY | TP_NET_EXPOSE, "do not match the ports"},
         {port + offsetof(tp_net_port, reserved), 1, "reserved bits"},
-        {name + offsetof(tp_net_name, kind), 4, "unknown kind 4"},
+        {name + offsetof(tp_net_name, kind), 5, "unknown kind 5"},
         {name + offsetof(tp_net_name, reserved), 1, "reserved bits"},
     };
     for (const Damage &d : u32_damage) {
