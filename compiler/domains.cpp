@@ -24,7 +24,7 @@ const std::vector<std::string_view> kOwnerRunSuffixes = {"githubusercontent.com"
 
 std::string quoted(std::string_view text) { return "'" + printable(text) + "'"; }
 
-std::optional<std::string> refuse(DomainError &err, std::string message, const char *rule_id) {
+std::nullopt_t refuse(DomainError &err, std::string message, const char *rule_id) {
     err.message = std::move(message);
     err.rule_id = rule_id;
     return std::nullopt;
@@ -136,14 +136,24 @@ bool is_v6_literal(std::string_view raw) {
 }
 
 // Why `raw` is a URL or host:port rather than a host, or "" when it is not.
-std::string url_part(std::string_view raw) {
+std::string url_part(std::string_view raw, std::string_view ports_hint) {
     if (raw.find("://") != std::string_view::npos) return " is a URL";
     if (raw.find('@') != std::string_view::npos) return " has a user name";
     if (raw.find_first_of("/?#") != std::string_view::npos) return " has a path";
     if (raw.find_first_of("[]") != std::string_view::npos) return " has brackets";
     if (raw.find(':') != std::string_view::npos && std::count(raw.begin(), raw.end(), ':') == 1 && !is_v6_literal(raw))
-        return " has a port (the ports the proxy connects to are set by 'domain_ports')";
+        return " has a port (" + std::string(ports_hint) + ")";
     return "";
+}
+
+// The port of "host:PORT" as written, or nullopt after filling `err`.
+std::optional<uint16_t> upstream_port(std::string_view raw, std::string_view digits, DomainError &err) {
+    const bool numeric = !digits.empty() && digits.size() <= 5 &&
+                         std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const unsigned long port = numeric ? std::stoul(std::string(digits)) : 0;
+    if (port < 1 || port > 65535)
+        return refuse(err, quoted(raw) + ": " + quoted(digits) + " is not a port number (1 to 65535)", "invalid-port");
+    return static_cast<uint16_t>(port);
 }
 
 // Why "*.suffix" is too broad, or "" when it is not.
@@ -230,9 +240,9 @@ std::string PublicSuffixList::suffix_below(std::string_view name) const {
 }
 
 std::optional<std::string> check_domain_pattern(std::string_view raw, const PublicSuffixList &psl,
-                                                DomainError &err) {
+                                                DomainError &err, std::string_view ports_hint) {
     if (raw.empty()) return refuse(err, "an empty string is not a domain", kSyntax);
-    if (const std::string why = url_part(raw); !why.empty()) {
+    if (const std::string why = url_part(raw, ports_hint); !why.empty()) {
         const std::string host = bare_host(raw);
         return refuse(err, quoted(raw) + why + ": write the host name alone" + (host.empty() ? "" : ", " + quoted(host)),
                       kSyntax);
@@ -272,6 +282,39 @@ std::optional<std::string> check_pin_address(std::string_view name, std::string_
     // Cannot fail: the family is one inet_pton parsed and the buffer fits either.
     inet_ntop(pin->addr.ss_family, address, text, sizeof text);
     return std::string(text);
+}
+
+std::optional<UpstreamHost> check_upstream_host(std::string_view raw, DomainError &err) {
+    constexpr const char *kHostRule = "capability-host";
+    const std::string example = ", like 'api.github.com' or 'git.example.com:8443'";
+    if (raw.empty()) return refuse(err, "an empty string is not a host" + example, kHostRule);
+    if (raw.find("://") != std::string_view::npos || raw.find_first_of("/?#@") != std::string_view::npos)
+        return refuse(err, quoted(raw) + " is a URL, not a host: write the host alone (the path of a request is the "
+                           "agent's)" + example, kHostRule);
+    if (raw.find('*') != std::string_view::npos)
+        return refuse(err, quoted(raw) + ": a capability names one host, not a pattern" + example, kHostRule);
+    std::string_view host = raw;
+    std::optional<uint16_t> port;
+    if (raw.starts_with('[')) {
+        const size_t close = raw.find(']');
+        const std::string_view after = close == std::string_view::npos ? "" : raw.substr(close + 1);
+        if (close == std::string_view::npos || !is_v6_literal(raw.substr(1, close - 1)) ||
+            (!after.empty() && !after.starts_with(':')))
+            return refuse(err, quoted(raw) + ": brackets hold an IPv6 address, as in '[2001:db8::1]:8443'", kHostRule);
+        host = raw.substr(1, close - 1);
+        if (!after.empty() && !(port = upstream_port(raw, after.substr(1), err))) return std::nullopt;
+    } else if (std::count(raw.begin(), raw.end(), ':') == 1) {
+        host = raw.substr(0, raw.find(':'));
+        if (!(port = upstream_port(raw, raw.substr(raw.find(':') + 1), err))) return std::nullopt;
+    }
+    const std::optional<tproxy::Host> normal = tproxy::normalize_host(host);
+    if (!normal)
+        return refuse(err, quoted(raw) + " is not a valid host name or IP address" +
+                               (raw.find(':') != std::string_view::npos ? " (an IPv6 address with a port is written "
+                                                                          "in brackets, '[2001:db8::1]:8443')"
+                                                                        : ""),
+                      kHostRule);
+    return UpstreamHost{normal->text, port};
 }
 
 }  // namespace tartaros

@@ -12,6 +12,7 @@
 // holds them only to isolate the owner's hosts from each other's cookies.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,9 +65,22 @@ struct DomainError {
 };
 
 // Checks one allow_domains / deny_domains entry as written and returns its normalised form;
-// nullopt with the reason in `err` when it is refused (see the top of this file).
+// nullopt with the reason in `err` when it is refused (see the top of this file). `ports_hint`
+// says where the ports come from, for an entry written with one.
+inline constexpr std::string_view kDomainPortsHint = "the ports the proxy connects to are set by 'domain_ports'";
 std::optional<std::string> check_domain_pattern(std::string_view raw, const PublicSuffixList &psl,
-                                                DomainError &err);
+                                                DomainError &err, std::string_view ports_hint = kDomainPortsHint);
+
+// A credential broker's upstream, `host` of a [[broker.capability]]: a host name, an IPv4
+// literal or an IPv6 literal, optionally followed by ":port" (IPv6 then in brackets,
+// "[2001:db8::1]:8443"); the host normalised as the proxy matches it (lower case, IPv6
+// without brackets), the port 1..65535 or absent. Refused with rule "capability-host" (a URL,
+// a path, a wildcard, not a host) or "invalid-port".
+struct UpstreamHost {
+    std::string host;
+    std::optional<uint16_t> port;
+};
+std::optional<UpstreamHost> check_upstream_host(std::string_view raw, DomainError &err);
 
 // A name of [network] hosts as written → its normalised form; refused when it is not a valid
 // host name (an IP literal is refused too: only a name can be given an address).

@@ -1,5 +1,6 @@
 // compiler/explain.cpp — prints a plan, step by step in the enforcer's order of work
-// (DESIGN §7): namespaces, mounts, environment, fixed hardening, Landlock, exec. Text and
+// (DESIGN §7): namespaces, network (and the broker), mounts, environment, fixed hardening,
+// Landlock, exec. Text and
 // JSON carry the same content; both read the plan only through ir/plan_reader.
 #include "explain.h"
 
@@ -8,6 +9,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "explain_broker.h"
 #include "explain_seccomp.h"
 #include "explain_limits.h"
 #include "explain_net.h"
@@ -57,6 +59,7 @@ constexpr NamedBit kMountFlags[] = {
     {TP_MNTF_MASK_ABSENT, "mask_absent"},
     {TP_MNTF_OPTIONAL, "optional"},
     {TP_MNTF_REQUIRED, "required"},
+    {TP_MNTF_CREDENTIALS, "credentials"},
 };
 
 // Rights that let a process change what lies beneath a directory.
@@ -241,7 +244,11 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
         notes.emplace_back("shows only the new PID namespace");
         break;
     case TP_MNT_TMPFS:
-        notes.emplace_back("private and writable, discarded after the run");
+        notes.emplace_back((m.flags & TP_MNTF_CREDENTIALS)
+                               ? "the broker's credentials directory: only its token is written here, as " +
+                                     std::string(TP_BROKER_TOKEN_FILE) +
+                                     " (mode 0400), then the tmpfs is made read-only; discarded after the run"
+                               : "private and writable, discarded after the run");
         break;
     default:
         break;
@@ -426,6 +433,8 @@ void Explainer::text(std::ostream &out) const
     int step = 1;
     text_namespaces(out, step++);
     explain_network_text(p_, step++, [this](tp_origin o) { return origin_text(o); }, out);
+    if (p_.broker)
+        explain_broker_text(p_, step++, [this](tp_origin o) { return origin_text(o); }, out);
     text_mounts(out, step++);
     text_env(out, step++);
     out << step++ << ". process: " << process_note() << " (always)\n";
@@ -534,6 +543,10 @@ void Explainer::json(std::ostream &out) const
     out << "},";
     explain_network_json(p_, [this](std::ostream &o, tp_origin at) { json_origin(o, at); }, out);
     out << ',';
+    if (p_.broker) {
+        explain_broker_json(p_, [this](std::ostream &o, tp_origin at) { json_origin(o, at); }, out);
+        out << ',';
+    }
     json_mounts(out);
     out << ',';
     json_env(out);

@@ -19,6 +19,8 @@ std::vector<std::string> mode_names(const tp_plan &p)
         out.emplace_back("ports");
     if (modes & TP_NET_EXPOSE)
         out.emplace_back("expose");
+    if (modes & TP_NET_BROKER)
+        out.emplace_back("broker");
     if (out.empty())
         out.emplace_back("none");
     return out;
@@ -95,6 +97,10 @@ std::vector<std::string> network_notes(const tp_plan &p)
     if (modes & TP_NET_EXPOSE)
         notes.emplace_back("each exposed port listens on the host's 127.0.0.1:PORT for the whole run: every local "
                            "user of the host can connect to the agent's server there");
+    if (modes & TP_NET_BROKER)
+        notes.emplace_back("the credential broker listens on 127.0.0.1:" + std::to_string(p.broker->port) +
+                           " inside and connects, from the host side, only to its capabilities' hosts (the broker "
+                           "step)");
     notes.emplace_back("if the kernel refuses the network namespace (only without --strict), nothing is relayed and "
                        "Landlock (ABI 4) denies every TCP bind and connect instead; UDP is then not confined");
     return notes;

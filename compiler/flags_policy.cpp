@@ -8,6 +8,8 @@
 
 #include "domains.h"
 #include "frontend_toml.h"
+#include "fs_trie.h"
+#include "net_channel.h"
 #include "paths.h"
 #include "plan.h"
 
@@ -71,6 +73,7 @@ private:
     void domain(const FlagUse &use);
     void max_procs(const FlagUse &use);
     void env_name(const FlagUse &use);
+    bool in_credentials_dir(const FlagUse &use, const std::string &path);
     void set_true(const FlagUse &use, Located<bool> &field, std::string_view key);
     std::optional<std::string> resolve(const FlagUse &use);
 
@@ -116,13 +119,23 @@ std::optional<std::string> Merger::resolve(const FlagUse &use) {
 }
 
 void Merger::path_flag(const FlagUse &use, std::vector<LocatedPath> &list) {
-    if (const std::optional<std::string> path = resolve(use)) add_unique(list, *path, pos(use));
+    const std::optional<std::string> path = resolve(use);
+    if (path && !in_credentials_dir(use, *path)) add_unique(list, *path, pos(use));
+}
+
+// The credential broker's directory is the compiler's own (frontend_broker.h).
+bool Merger::in_credentials_dir(const FlagUse &use, const std::string &path) {
+    if (!p_.broker || !path_is_within(path, TP_CREDENTIALS_DIR)) return false;
+    errors_.push_back(std::string(name(use)) + " " + printable(path) +
+                      " lies in the credential broker's directory " TP_CREDENTIALS_DIR " ([broker] at " +
+                      where(p_.broker->pos) + "), which the sandbox makes for its token alone");
+    return true;
 }
 
 // The seed's idiom: "--read-deny /" is read_scope = "granted", not a deny of everything.
 void Merger::read_deny(const FlagUse &use) {
     const std::optional<std::string> path = resolve(use);
-    if (!path) return;
+    if (!path || in_credentials_dir(use, *path)) return;
     if (*path != "/") {
         add_unique(p_.fs.read_denies, *path, pos(use));
         return;
@@ -157,6 +170,19 @@ void Merger::port(const FlagUse &use) {
                           (net.proxy_port.pos.line == 0 ? std::string("the default proxy_port")
                                                         : "proxy_port at " + where(net.proxy_port.pos)) +
                           "); choose another proxy_port in the --config file");
+        return;
+    }
+    if (p_.broker && p_.broker->port.value == value) {
+        errors_.push_back(flag + " is the credential broker's own port inside the sandbox (" +
+                          (p_.broker->port.pos.line == 0 ? "the default [broker] port at " + where(p_.broker->pos)
+                                                         : "[broker] port at " + where(p_.broker->port.pos)) +
+                          "); choose another port in the --config file");
+        return;
+    }
+    const size_t others = (net.allow_domains.empty() ? 0 : 1) + (p_.broker ? 1 : 0);
+    if (!contains(net.local_ports, value) && net.local_ports.size() + others >= TNC_MAX_LISTENERS) {
+        errors_.push_back(flag + ": the sandbox hands the proxy at most " + std::to_string(TNC_MAX_LISTENERS) +
+                          " listeners, and the local ports, the proxy and the broker take them all");
         return;
     }
     add_unique(p_.network.local_ports, value, pos(use));
@@ -198,6 +224,22 @@ void Merger::env_name(const FlagUse &use) {
                           "' is not a valid environment variable name (letters, digits and '_', not starting "
                           "with a digit)");
         return;
+    }
+    if (p_.broker) {
+        const BrokerPolicy &b = *p_.broker;
+        const Located<std::string> *secret = b.token_env && b.token_env->value == use.value ? &*b.token_env : nullptr;
+        for (const BrokerCapability &cap : b.capabilities)
+            if (secret == nullptr && cap.value_env.value == use.value) secret = &cap.value_env;
+        if (secret != nullptr) {
+            errors_.push_back("--env " + use.value + " would hand the agent a secret of the credential broker (" +
+                              where(secret->pos) + "); the broker reads it from this environment itself");
+            return;
+        }
+        if (use.value == kBrokerUrlVariable || use.value == kCredentialsVariable) {
+            errors_.push_back("--env " + use.value + ": the credential broker ([broker] at " + where(b.pos) +
+                              ") sets it for the agent");
+            return;
+        }
     }
     add_unique(p_.env.passthrough, use.value, pos(use));
 }

@@ -1,9 +1,9 @@
 // compiler/frontend_toml.cpp — the TOML front-end: toml++ document → policy model.
 //
 // Every key is checked against a small schema per table (toml_schema.h); [process] is read by
-// frontend_process.cpp.
-// Sections that later versions add are recognised and refused as "not supported yet",
-// not as unknown, and the seed's Linux-only refusals (globs, unix socket paths) say why.
+// frontend_process.cpp, [broker] by frontend_broker.cpp (whose checks against the other tables
+// run once the whole document is read). The seed's Linux-only refusals (globs, unix socket
+// paths) are recognised, not reported as unknown keys, and say why.
 #include "frontend_toml.h"
 
 #include <algorithm>
@@ -14,18 +14,15 @@
 #include <toml++/toml.h>
 
 #include "domains.h"
+#include "frontend_broker.h"
 #include "frontend_process.h"
+#include "net_channel.h"
 #include "paths.h"
 #include "toml_schema.h"
 
 namespace tartaros {
 
 namespace {
-
-std::string unsupported_yet(std::string_view name, std::string_view table) {
-    return quoted(name) + (table.empty() ? "" : " in [" + std::string(table) + "]") +
-           " is not supported by this version yet";
-}
 
 std::string glob_field_refusal(std::string_view name, std::string_view instead) {
     return quoted(name) + " is not supported on Linux: TartarOS has no glob engine; list each path in " +
@@ -68,6 +65,7 @@ private:
     void read_proxy_port(const toml::node &node, Located<uint16_t> &out);
     void read_hosts(const toml::key &key, const toml::node &node, NetworkPolicy &network);
     void check_port_conflicts(const NetworkPolicy &network);
+    void check_listener_count(const Policy &policy);
     void for_each_string(const toml::key &key, const toml::node &node,
                          const std::function<void(const std::string &, const toml::node &)> &visit);
 
@@ -100,9 +98,13 @@ void Reader::read_document(const toml::table &root, Policy &policy) {
          [&](const toml::key &key, const toml::node &node) {
              if (const toml::table *table = expect_table(key, node)) read_network(*table, policy.network);
          }},
+        {"broker",
+         [&](const toml::key &key, const toml::node &node) {
+             if (const toml::table *table = expect_table(key, node))
+                 read_broker_table(*this, *table, base_dir_, home_, policy.broker.emplace());
+         }},
     };
     const std::vector<TomlRefused> refused = {
-        {"broker", unsupported_yet("broker", ""), "unsupported"},
         {"glob_read_denies", glob_field_refusal("glob_read_denies", "[filesystem] read_denies"), "glob"},
         {"glob_denies", glob_field_refusal("glob_denies", "[filesystem] read_denies or write_denies"), "glob"},
         {"allow_unix_socket_paths", kUnixSocketPathsRefusal, "unsupported"},
@@ -114,6 +116,8 @@ void Reader::read_document(const toml::table &root, Policy &policy) {
     if (!has_passthrough_) {
         for (const std::string &name : kDefaultPassthrough) policy.env.passthrough.push_back({name, {}});
     }
+    check_broker_against_policy(policy, diags_);
+    check_listener_count(policy);
 }
 
 void Reader::read_version(const toml::node &node, Policy &policy) {
@@ -318,6 +322,23 @@ void Reader::check_port_conflicts(const NetworkPolicy &network) {
                          "port-conflict");
         }
     }
+}
+
+// Every relayed local port, the proxy and the broker is a listener the sandbox hands to the
+// proxy over one message (ir/net_channel.h), which carries at most TNC_MAX_LISTENERS.
+void Reader::check_listener_count(const Policy &policy) {
+    const size_t others = (policy.network.allow_domains.empty() ? 0 : 1) + (policy.broker ? 1 : 0);
+    const std::vector<Located<uint16_t>> &local = policy.network.local_ports;
+    if (local.size() + others <= TNC_MAX_LISTENERS) return;
+    const std::string with = others == 0   ? ""
+                             : others == 2 ? " besides the proxy and the broker"
+                             : policy.broker ? " besides the broker"
+                                             : " besides the proxy";
+    diags_.error(local[TNC_MAX_LISTENERS - others].pos,
+                 "'local_ports': at most " + std::to_string(TNC_MAX_LISTENERS - others) + " ports" + with +
+                     ": the sandbox hands the proxy at most " + std::to_string(TNC_MAX_LISTENERS) +
+                     " listeners; this policy lists " + std::to_string(local.size()),
+                 "listener-count");
 }
 
 void Reader::read_env(const toml::table &table, EnvPolicy &env) {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "plan.h"
+
 namespace tartaros {
 
 const std::vector<std::string> kGrantedSystemPaths = {"/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc"};
@@ -68,7 +70,7 @@ const FsRule *FsNode::deciding_rule() const
 {
     static constexpr RuleKind kByPrecedence[] = {RuleKind::ReadDeny,     RuleKind::WriteDeny, RuleKind::WritableRoot,
                                                  RuleKind::PrivateTmp,   RuleKind::ReadAllow, RuleKind::GrantedSystem,
-                                                 RuleKind::Dev,          RuleKind::Proc};
+                                                 RuleKind::Dev,          RuleKind::Proc,      RuleKind::Credentials};
     for (RuleKind kind : kByPrecedence)
         if (const FsRule *r = find_rule(kind))
             return r;
@@ -91,6 +93,10 @@ Level apply_rules(Level inherited, const std::vector<FsRule> &rules)
         case RuleKind::WritableRoot:
         case RuleKind::PrivateTmp: floor = Level::Write; break;
         case RuleKind::WriteDeny: read_cap = true; break;
+        case RuleKind::Credentials:
+            floor = std::max(floor, Level::Read);
+            read_cap = true;
+            break;
         case RuleKind::ReadDeny: deny = true; break;
         }
     }
@@ -210,6 +216,8 @@ FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path)
         trie.add("/proc", FsRule{RuleKind::Proc, policy.process.isolate_proc.pos, true});
     if (policy.fs.private_tmp.value)
         trie.add("/tmp", FsRule{RuleKind::PrivateTmp, policy.fs.private_tmp.pos, true});
+    if (policy.broker)
+        trie.add(TP_CREDENTIALS_DIR, FsRule{RuleKind::Credentials, policy.broker->pos, true});
 
     add_paths(trie, policy.fs.read_allows, RuleKind::ReadAllow);
     add_paths(trie, policy.fs.writable_roots, RuleKind::WritableRoot);

@@ -7,6 +7,7 @@
 //   read_allow, granted system path  → at least Read     (allow inside a deny works)
 //   writable_root, private /tmp      → Write
 //   write_deny                       → at most Read      (never grants read by itself)
+//   credentials directory            → exactly Read      (its own read-only tmpfs)
 //   read_deny                        → None
 // The root's inherited level is the read scope: Read for "all", None for "granted".
 //
@@ -38,6 +39,7 @@ enum class RuleKind : uint8_t {
     Dev,            // the private /dev the DEV step builds (Read)
     Proc,           // the fresh /proc of isolate_proc (Read)
     PrivateTmp,     // the private /tmp tmpfs of private_tmp (Write)
+    Credentials,    // the broker's credentials directory, TP_CREDENTIALS_DIR (Read: a read-only tmpfs)
 };
 
 struct FsRule {
@@ -96,8 +98,8 @@ extern const std::vector<std::string> kGrantedSystemPaths;
 inline const std::vector<std::string> kHostSocketDirs = {"/run", "/tmp"};
 
 // The trie of `policy`, with the implied rules: the read scope, the granted system paths,
-// /dev, /proc (isolate_proc), /tmp (private_tmp), and write denies on the policy file and on
-// `plan_path` when they lie inside a writable root.
+// /dev, /proc (isolate_proc), /tmp (private_tmp), the credentials directory ([broker]), and
+// write denies on the policy file and on `plan_path` when they lie inside a writable root.
 FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path);
 
 // Path helpers on absolute, normalised paths.

@@ -31,7 +31,8 @@ const std::vector<LintRule> &lint_rule_registry() {
         {"domain-too-broad", Severity::Error, "a domain pattern anyone can register names under ('*', '*.com')"},
         {"host-address", Severity::Error, "a 'hosts' address that is not an IP address"},
         {"invalid-port", Severity::Error, "a port outside 1-65535"},
-        {"port-conflict", Severity::Error, "a port both relayed out and exposed, or the proxy's own port"},
+        {"port-conflict", Severity::Error, "a port both relayed out and exposed, or the proxy's or broker's own port"},
+        {"listener-count", Severity::Error, "more local_ports than the sandbox can hand over with the proxy and broker"},
         {"env-name", Severity::Error, "not a valid environment variable name"},
         {"limit-range", Severity::Error, "a process limit outside the range the kernel accepts"},
         {"invalid-size", Severity::Error, "not a size such as \"512M\" or \"2GiB\""},
@@ -40,6 +41,24 @@ const std::vector<LintRule> &lint_rule_registry() {
         {"invalid-rlimit", Severity::Error, "not a resource limit value"},
         {"rlimit-order", Severity::Error, "a resource limit whose soft value is above its hard value"},
         {"timeout-grace", Severity::Error, "'timeout_grace' without 'timeout'"},
+        {"missing-key", Severity::Error, "a key the table needs is absent or empty ([broker] allowed_hosts...)"},
+        {"header-name", Severity::Error, "not an HTTP header name"},
+        {"header-reserved", Severity::Error, "a header the broker controls (Host, Content-Length, Proxy-*...)"},
+        {"header-conflict", Severity::Error, "a capability's header is the broker's auth_header"},
+        {"capability-name", Severity::Error, "a capability name that is not 1-64 of [A-Za-z0-9._-]"},
+        {"capability-duplicate", Severity::Error, "two capabilities with the same name"},
+        {"capability-count", Severity::Error, "a [broker] without capabilities, or with more than 64"},
+        {"capability-host", Severity::Error, "a capability host that is not a host name or IP address"},
+        {"capability-host-not-allowed", Severity::Error, "a capability host that [broker] allowed_hosts does not match"},
+        {"value-format", Severity::Error, "a value_format without {value} exactly once, or not printable ASCII"},
+        {"http-method", Severity::Error, "not an upper-case HTTP method"},
+        {"path-prefix", Severity::Error, "a path prefix that cannot match a request's path"},
+        {"ca-file", Severity::Error, "a ca_file that is not an existing regular file"},
+        {"broker-env-exposed", Severity::Error,
+         "a variable holding a broker secret that [env] would also hand to the agent"},
+        {"broker-env-reserved", Severity::Error, "[env] names a variable the broker sets"},
+        {"credentials-dir", Severity::Error, "a filesystem rule that takes the broker's credentials directory"},
+        {"broker-env-stripped", Severity::Note, "inherit = true with a broker: its variables are removed all the same"},
         // The lowering and the verifier (lower*.cpp, verify*.cpp).
         {"write-deny-outside-roots", Severity::Warning,
          "a write deny outside every writable root: it is read-only already"},
@@ -66,6 +85,11 @@ const std::vector<LintRule> &lint_rule_registry() {
         {"max-processes-too-low", Severity::Warning, "max_processes too low to run a shell"},
         {"harden-syscalls-off", Severity::Warning, "harden_syscalls = false: the seccomp hardening is off"},
         {"env-inherit", Severity::Warning, "inherit = true passes the launcher's whole environment, tokens too"},
+        {"broker-allow-internal", Severity::Warning,
+         "allow_internal = true with an upstream reached by name: DNS can aim a credential inside"},
+        {"capability-unrestricted", Severity::Warning,
+         "a capability without methods or path_prefixes: the agent gets the whole credential"},
+        {"allowed-host-unused", Severity::Warning, "an allowed_hosts entry that matches no capability's host"},
     };
     return rules;
 }
@@ -97,8 +121,8 @@ bool within(const toml::source_region &region, const SourcePos &pos) {
 std::string secret_message(std::string_view what) {
     return "this looks like " + std::string(what) +
            ": anyone who can read this file or its history has it; revoke it, delete it here, and pass it at "
-           "run time from the launcher's environment ([env] passthrough, or the credential broker's "
-           "token_env/value_env once [broker] is supported)";
+           "run time from the launcher's environment: through the credential broker ([broker] token_env and a "
+           "capability's value_env), which keeps it out of the sandbox, or [env] passthrough";
 }
 
 struct Finding {
@@ -152,7 +176,12 @@ void lint_secret_rules(const std::string &text, const std::string &file, const t
     std::stable_sort(findings.begin(), findings.end(), [](const Finding &a, const Finding &b) {
         return a.pos.line != b.pos.line ? a.pos.line < b.pos.line : a.pos.col < b.pos.col;
     });
+    const std::vector<Diagnostic> earlier = diags.all();
     for (const Finding &f : findings) {
+        const bool reported = std::any_of(earlier.begin(), earlier.end(), [&](const Diagnostic &d) {
+            return d.rule_id == "secret-in-policy" && d.pos.file == f.pos.file && d.pos.line == f.pos.line;
+        });
+        if (reported) continue;
         diags.error(f.pos, secret_message(f.what), "secret-in-policy");
         diags.redact(f.pos.file, f.pos.line, f.pos.col);
     }
@@ -164,6 +193,7 @@ void lint_policy_rules(const std::string &text, const std::string &file, const P
     if (policy == nullptr || !document) return;
     lint_filesystem_rules(*policy, file, *document, diags);
     lint_network_process_env_rules(*policy, diags);
+    lint_broker_rules(*policy, diags);
 }
 
 }  // namespace tartaros

@@ -141,7 +141,8 @@ std::string already_because(const FsTrie &trie, const std::string &path, Level l
     case RuleKind::Dev: return already + " in the sandbox's own /dev";
     case RuleKind::Proc: return already + " in the sandbox's own /proc (isolate_proc)";
     case RuleKind::ReadDeny:
-    case RuleKind::WriteDeny: break;
+    case RuleKind::WriteDeny:
+    case RuleKind::Credentials: break;
     }
     return already;
 }

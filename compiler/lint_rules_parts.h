@@ -11,7 +11,9 @@
 
 namespace tartaros {
 
-// secret-in-policy, over the raw text and, when it parsed, the TOML document's keys.
+// secret-in-policy, over the raw text and, when it parsed, the TOML document's keys; a line
+// the front-end already reported under that id (a secret written as a broker's variable
+// name, or under the refused keys 'token' and 'value') is not reported twice.
 void lint_secret_rules(const std::string &text, const std::string &file, const toml::table *document,
                        Diagnostics &diags);
 
@@ -23,5 +25,8 @@ void lint_filesystem_rules(const Policy &policy, const std::string &file, const 
 // domain-allowed-and-denied, local-ports-with-domains, max-processes-too-low,
 // harden-syscalls-off, env-inherit.
 void lint_network_process_env_rules(const Policy &policy, Diagnostics &diags);
+
+// broker-allow-internal, capability-unrestricted, allowed-host-unused.
+void lint_broker_rules(const Policy &policy, Diagnostics &diags);
 
 }  // namespace tartaros

@@ -7,9 +7,11 @@
 #include <stdexcept>
 
 #include "fs_trie.h"
+#include "lower_broker.h"
 #include "lower_fs.h"
 #include "lower_limits.h"
 #include "lower_net.h"
+#include "paths.h"
 #include "plan_writer.h"
 #include "seccomp_lower.h"
 #include "syscall_table.h"
@@ -90,19 +92,26 @@ void write_filesystem(ir::PlanWriter &w, const FsLowering &fs)
     }
 }
 
-// The proxy's variables come first, so a policy that sets one itself has the last word.
-void write_environment(ir::PlanWriter &w, const Policy &policy)
+void add_sets(ir::PlanWriter &w, const std::vector<std::pair<std::string, std::string>> &vars, const SourcePos &pos)
 {
-    const SourcePos &proxy_pos =
-        policy.network.allow_domains.empty() ? SourcePos{} : policy.network.allow_domains.front().pos;
-    for (const auto &[name, value] : proxy_environment(policy.network)) {
+    for (const auto &[name, value] : vars) {
         tp_env e{};
         e.op = TP_ENV_SET;
         e.name = w.str(name);
         e.value = w.str(value);
-        e.origin = origin(proxy_pos);
+        e.origin = origin(pos);
         w.add_env(e);
     }
+}
+
+// The proxy's variables come first, so a policy that sets one itself has the last word; then
+// the broker's (the front-end refuses [env] entries that name them).
+void write_environment(ir::PlanWriter &w, const Policy &policy)
+{
+    const SourcePos &proxy_pos =
+        policy.network.allow_domains.empty() ? SourcePos{} : policy.network.allow_domains.front().pos;
+    add_sets(w, proxy_environment(policy.network), proxy_pos);
+    add_sets(w, broker_environment(policy.broker), policy.broker ? policy.broker->pos : SourcePos{});
     for (const Located<std::string> &name : policy.env.passthrough) {
         tp_env e{};
         e.op = TP_ENV_PASS;
@@ -145,7 +154,9 @@ std::vector<uint8_t> write_plan(const Policy &policy, const FsLowering &fs, cons
     write_filesystem(w, fs);
     write_environment(w, policy);
     write_seccomp(w, policy, filter);
-    write_network(w, policy.network, diags);
+    write_network(w, policy, diags);
+    if (policy.broker)
+        write_broker(w, *policy.broker);
     write_limits(w, policy.process);
     w.set_required_features(required_features(policy));
     w.set_min_landlock_abi(std::max(landlock_abi_needed(kHandledRights), kScopesAbi));
@@ -155,6 +166,25 @@ std::vector<uint8_t> write_plan(const Policy &policy, const FsLowering &fs, cons
 SourcePos policy_pos(const Policy &policy)
 {
     return SourcePos{policy.version.pos.file.empty() ? policy.source_path : policy.version.pos.file, 0, 0};
+}
+
+// The credentials directory needs a mountpoint the enforcer can create (lower_broker.h).
+bool credentials_dir_placeable(const Policy &policy, const FsLowering &fs, Diagnostics &diags)
+{
+    const MountStep *host = credentials_parent_from_host(fs.mounts);
+    if (host == nullptr)
+        return true;
+    const std::string parent = parent_directory(TP_CREDENTIALS_DIR);
+    const std::string why = host->path == "/" && host->op == TP_MNT_ROOT_READONLY
+                                ? "read_scope = \"all\" shows the host's " + parent + " because the policy names /run"
+                                : host->path + " is the host's directory here";
+    diags.error(host->pos.line != 0 ? host->pos : policy.broker->pos,
+                "[broker] needs its credentials directory " TP_CREDENTIALS_DIR
+                " made inside the sandbox, but " + why +
+                    ", where nothing can be created: name a narrower path than /run (such as /run/user or "
+                    "/run/postgresql), or remove the rule",
+                "credentials-dir");
+    return false;
 }
 
 // The profile's filter, lowered once per process: it depends on the profile alone, and a
@@ -187,6 +217,8 @@ std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &opti
     const HostView &host = options.host != nullptr ? *options.host : real_host();
     const FsTrie trie = build_fs_trie(policy, options.plan_path);
     const FsLowering fs = lower_filesystem(policy, trie, host, diags);
+    if (policy.broker && !credentials_dir_placeable(policy, fs, diags))
+        return {};
 
     std::vector<uint8_t> plan;
     try {

@@ -147,6 +147,8 @@ private:
             return TP_MNT_PROC;
         if (n.has_rule(RuleKind::PrivateTmp) && n.level == Level::Write)
             return TP_MNT_TMPFS;
+        if (n.has_rule(RuleKind::Credentials) && n.level == Level::Read)
+            return TP_MNT_TMPFS;
         switch (n.level) {
         case Level::Write: return n.has_rule(RuleKind::WritableRoot) ? TP_MNT_BIND : 0;
         case Level::Read:
@@ -163,7 +165,7 @@ private:
 
     static bool makes_writable_mount(const FsNode &n, uint32_t op)
     {
-        return op == TP_MNT_TMPFS || (op == TP_MNT_BIND && n.level == Level::Write);
+        return (op == TP_MNT_TMPFS && n.level == Level::Write) || (op == TP_MNT_BIND && n.level == Level::Write);
     }
 
     void emit_root(const FsNode &root)
@@ -274,6 +276,8 @@ private:
             break;
         default:  // DEV, PROC, TMPFS
             s.flags = TP_MNTF_REQUIRED;
+            if (n.has_rule(RuleKind::Credentials))
+                s.flags |= TP_MNTF_CREDENTIALS;
             created_.insert(n.path);
             break;
         }
@@ -346,8 +350,12 @@ private:
 
     // A missing path is a refusal at run time only where the sandbox needs it: the root,
     // writable roots, and what the DEV/PROC/TMPFS steps create.
+    // The credentials directory is made by its own mount step, after init checks the required
+    // paths, and is absent whenever the broker is lost (a degraded run): always optional.
     bool optional(const FsNode &n) const
     {
+        if (n.has_rule(RuleKind::Credentials))
+            return true;
         return !(n.path == "/" || n.has_rule(RuleKind::WritableRoot) || created_.count(n.path) != 0);
     }
 
@@ -393,7 +401,8 @@ private:
         case Level::Read:
             if (!denied_below(n)) {
                 if (granted < Level::Read)
-                    add(TP_LL_PATH, kReadRights, n, "", pos_of(n));
+                    add(TP_LL_PATH, n.has_rule(RuleKind::Credentials) ? kCredentialsRights : kReadRights, n, "",
+                        pos_of(n));
                 add_device_grants(n);
                 visit_children(n, Level::Read, {});
             } else {

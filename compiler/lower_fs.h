@@ -55,6 +55,9 @@ struct FsLowering {
 inline constexpr uint64_t kReadRights = TP_LL_FS_EXECUTE | TP_LL_FS_READ_FILE | TP_LL_FS_READ_DIR;
 inline constexpr uint64_t kWriteRights = TP_LL_FS_ALL_ABI7;
 inline constexpr uint64_t kHandledRights = TP_LL_FS_ALL_ABI7;
+// The broker's credentials directory (a Read node of the trie): read the token file and list
+// the directory; never execute, never write (its tmpfs is read-only too).
+inline constexpr uint64_t kCredentialsRights = TP_LL_FS_READ_FILE | TP_LL_FS_READ_DIR;
 uint64_t level_rights(Level level);
 
 // The Landlock ABI the plan's rights are computed for, and the lowest ABI that knows every

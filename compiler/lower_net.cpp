@@ -73,9 +73,10 @@ void warn_idle_proxy_keys(const NetworkPolicy &network, Diagnostics &diags)
 
 }  // namespace
 
-uint32_t network_modes(const NetworkPolicy &network)
+uint32_t network_modes(const Policy &policy)
 {
-    uint32_t modes = 0;
+    const NetworkPolicy &network = policy.network;
+    uint32_t modes = policy.broker ? uint32_t{TP_NET_BROKER} : 0u;
     if (!network.allow_domains.empty())
         modes |= TP_NET_PROXY;
     if (!network.local_ports.empty())
@@ -104,9 +105,10 @@ std::vector<std::pair<std::string, std::string>> proxy_environment(const Network
             {"no_proxy", "localhost,127.0.0.1,::1"}};
 }
 
-void write_network(ir::PlanWriter &w, const NetworkPolicy &network, Diagnostics &diags)
+void write_network(ir::PlanWriter &w, const Policy &policy, Diagnostics &diags)
 {
-    const uint32_t modes = network_modes(network);
+    const NetworkPolicy &network = policy.network;
+    const uint32_t modes = network_modes(policy);
     if (!(modes & TP_NET_PROXY))
         warn_idle_proxy_keys(network, diags);
     if (modes == 0)
@@ -116,16 +118,19 @@ void write_network(ir::PlanWriter &w, const NetworkPolicy &network, Diagnostics 
     n.proxy_port = (modes & TP_NET_PROXY) ? network.proxy_port.value : uint16_t{0};
     n.origin = origin(!network.allow_domains.empty() ? network.allow_domains.front().pos
                       : !network.local_ports.empty() ? network.local_ports.front().pos
-                                                     : network.expose_ports.front().pos);
+                      : !network.expose_ports.empty() ? network.expose_ports.front().pos
+                                                      : policy.broker->pos);
     w.set_network(n);
     add_ports(w, network.local_ports, TP_PORT_LOCAL);
     add_ports(w, network.expose_ports, TP_PORT_EXPOSE);
-    if (!(modes & TP_NET_PROXY))
-        return;
-    add_destination_ports(w, network);
-    add_names(w, network.allow_domains, TP_NAME_ALLOW);
-    add_names(w, network.deny_domains, TP_NAME_DENY);
-    add_pins(w, network);
+    if (modes & TP_NET_PROXY) {
+        add_destination_ports(w, network);
+        add_names(w, network.allow_domains, TP_NAME_ALLOW);
+        add_names(w, network.deny_domains, TP_NAME_DENY);
+        add_pins(w, network);
+    }
+    if (policy.broker)
+        add_names(w, policy.broker->allowed_hosts, TP_NAME_BROKER_HOST);
 }
 
 }  // namespace tartaros

@@ -120,6 +120,60 @@ struct EnvPolicy {
 inline const std::vector<std::string> kDefaultPassthrough = {
     "PATH", "HOME", "TERM", "LANG", "LC_ALL", "USER", "LOGNAME", "SHELL", "TZ"};
 
+// One `[[broker.capability]]`: requests to the broker under /<name>/ go to https://host:port
+// with `header` set to value_format, {value} replaced by the launcher's `value_env`.
+// Invariants: name is 1..64 of [A-Za-z0-9._-] and unique among the capabilities; host is
+// normalised as the proxy matches it (names.h: lower case, IPv6 without brackets) and matched
+// by a pattern of allowed_hosts; port is 1..65535; header is an HTTP field name that is neither
+// a header the broker controls (kBrokerReservedHeaders) nor the auth_header; value_env is an
+// environment variable name; value_format is printable ASCII with "{value}" exactly once;
+// methods are [A-Z]{1,32}, path_prefixes start with '/', hold no dot segment, space, control
+// character, '?', '#' or encoded slash; neither list has duplicates (empty: any).
+struct BrokerCapability {
+    SourcePos pos;  // the table's first key
+    Located<std::string> name;
+    Located<std::string> host;
+    Located<uint16_t> port{443, {}};
+    Located<std::string> header{"Authorization", {}};
+    Located<std::string> value_env;
+    Located<std::string> value_format{"{value}", {}};
+    std::vector<Located<std::string>> methods;
+    std::vector<Located<std::string>> path_prefixes;
+};
+
+// The broker's port when a policy does not say. Fixed, not chosen at run time: the URL is in
+// the agent's environment before the run starts, and the network namespace is private to the
+// run, so no other program can hold it.
+inline constexpr uint16_t kDefaultBrokerPort = 3129;
+
+// `[broker]`, the credential broker. Invariants (besides the capabilities' above): port is
+// 1..65535 and is none of proxy_port, local_ports, expose_ports; auth_header is an HTTP field
+// name, not reserved; token_env and every value_env are environment variable names that no
+// [env] passthrough or set entry names, and no value_env is the token_env; allowed_hosts is
+// non-empty and normalised like allow_domains; there are 1..TP_MAX_BROKER_CAPS capabilities;
+// ca_file, when set, is absolute and normalised and was a regular file at compile time.
+struct BrokerPolicy {
+    SourcePos pos;  // the [broker] table
+    Located<uint16_t> port{kDefaultBrokerPort, {}};
+    Located<std::string> auth_header{"X-Broker-Auth", {}};
+    std::optional<Located<std::string>> token_env;  // absent: a random token per run
+    std::vector<Located<std::string>> allowed_hosts;
+    Located<bool> allow_internal{false, {}};
+    std::optional<LocatedPath> ca_file;
+    std::vector<BrokerCapability> capabilities;
+};
+
+// The variables that tell the agent where the broker is and where its token file lies; the
+// compiler sets both when a broker is configured, so [env] may not name them.
+inline constexpr const char *kBrokerUrlVariable = "TARTAROS_BROKER_URL";
+inline constexpr const char *kCredentialsVariable = "CREDENTIALS_DIRECTORY";
+
+// Header names the broker sets, reads or relies on to frame and route a message: injecting
+// one of them would smuggle a second request or reroute this one. Compared without case;
+// every name starting with "proxy-" is reserved too.
+inline const std::vector<std::string> kBrokerReservedHeaders = {
+    "host", "content-length", "transfer-encoding", "connection", "keep-alive", "te", "trailer", "upgrade", "expect"};
+
 struct Policy {
     std::string source_path;  // absolute path of the policy file ("" for flags-only policies)
     Located<int64_t> version{1, {}};
@@ -127,6 +181,7 @@ struct Policy {
     ProcessPolicy process;
     NetworkPolicy network;
     EnvPolicy env;
+    std::optional<BrokerPolicy> broker;  // absent: no [broker] table
 };
 
 }  // namespace tartaros

@@ -3,7 +3,7 @@
 //
 // Keys are visited in source order (toml++ iterates tables in key order), so diagnostics
 // come out in the order of the file. Used by frontend_toml.cpp (the document, [filesystem],
-// [network], [env]) and frontend_process.cpp ([process]).
+// [network], [env]), frontend_process.cpp ([process]) and frontend_broker.cpp ([broker]).
 #pragma once
 
 #include <functional>

@@ -9,12 +9,14 @@
 #include <sstream>
 
 #include "fs_trie.h"
+#include "lower_broker.h"
 #include "lower_fs.h"
 #include "lower_net.h"
 #include "paths.h"
 #include "plan_reader.h"
 #include "seccomp_verify.h"
 #include "syscall_table.h"
+#include "verify_broker.h"
 #include "verify_limits.h"
 #include "verify_net.h"
 
@@ -49,7 +51,8 @@ std::optional<std::string> verify_seccomp_once(std::span<const tp_bpf_insn> prog
 
 constexpr int kMaxSymlinkHops = 40;
 constexpr uint32_t kAbsentFlags = TP_MNTF_MATERIALIZE_DIR | TP_MNTF_MATERIALIZE_FILE | TP_MNTF_MASK_ABSENT;
-constexpr uint32_t kAllMountFlags = TP_MNTF_RDONLY | kAbsentFlags | TP_MNTF_OPTIONAL | TP_MNTF_REQUIRED;
+constexpr uint32_t kAllMountFlags =
+    TP_MNTF_RDONLY | kAbsentFlags | TP_MNTF_OPTIONAL | TP_MNTF_REQUIRED | TP_MNTF_CREDENTIALS;
 constexpr uint64_t kFileOnlyRights = TP_LL_FS_EXECUTE | TP_LL_FS_READ_FILE;
 
 std::string hex(uint64_t v)
@@ -103,7 +106,7 @@ std::optional<Level> step_level(const MountStep &s)
     case TP_MNT_WRITE_DENY:
     case TP_MNT_DEV:
     case TP_MNT_PROC: return Level::Read;
-    case TP_MNT_TMPFS: return Level::Write;
+    case TP_MNT_TMPFS: return (s.flags & TP_MNTF_CREDENTIALS) != 0 ? Level::Read : Level::Write;
     case TP_MNT_BIND: return (s.flags & TP_MNTF_RDONLY) != 0 ? Level::Read : Level::Write;
     default: return std::nullopt;  // PIN keeps the level; SYMLINK is resolved before
     }
@@ -111,7 +114,8 @@ std::optional<Level> step_level(const MountStep &s)
 
 bool is_writable_mount(const MountStep &s)
 {
-    return s.op == TP_MNT_TMPFS || (s.op == TP_MNT_BIND && (s.flags & TP_MNTF_RDONLY) == 0);
+    return (s.op == TP_MNT_TMPFS && (s.flags & TP_MNTF_CREDENTIALS) == 0) ||
+           (s.op == TP_MNT_BIND && (s.flags & TP_MNTF_RDONLY) == 0);
 }
 
 class Verifier {
@@ -126,7 +130,7 @@ public:
         for (auto check : {&Verifier::open, &Verifier::check_sections, &Verifier::check_paths,
                            &Verifier::check_rules, &Verifier::check_mount_flags, &Verifier::check_order,
                            &Verifier::check_anchors, &Verifier::check_probes, &Verifier::check_seccomp,
-                           &Verifier::check_network, &Verifier::check_limits}) {
+                           &Verifier::check_network, &Verifier::check_broker, &Verifier::check_limits}) {
             std::string err = (this->*check)(bytes);
             if (!err.empty())
                 return err;
@@ -136,6 +140,7 @@ public:
 
 private:
     std::string check_network(const std::vector<uint8_t> &) { return verify_network(plan_, policy_); }
+    std::string check_broker(const std::vector<uint8_t> &) { return verify_broker(plan_, policy_); }
     std::string check_limits(const std::vector<uint8_t> &) { return verify_limits(plan_, policy_); }
 
     std::string open(const std::vector<uint8_t> &bytes)
@@ -178,7 +183,8 @@ private:
                    " is below the rights handled";
         if (((plan_.exec->flags & TP_EXEC_INHERIT_ENV) != 0) != policy_.env.inherit.value ||
             plan_.env_count != policy_.env.passthrough.size() + policy_.env.set.size() +
-                                   proxy_environment(policy_.network).size())
+                                   proxy_environment(policy_.network).size() +
+                                   broker_environment(policy_.broker).size())
             return "the environment does not match the policy";
         return "";
     }
@@ -263,6 +269,8 @@ private:
                 return where + ": absent-target flags or an anchor on a step that takes none";
             if ((m.flags & TP_MNTF_RDONLY) != 0 && m.op != TP_MNT_BIND)
                 return where + ": RDONLY on a step that is not a BIND";
+            if ((m.flags & TP_MNTF_CREDENTIALS) != 0 && m.op != TP_MNT_TMPFS)
+                return where + ": CREDENTIALS on a step that is not a TMPFS";
         }
         return "";
     }
@@ -459,6 +467,8 @@ private:
 
         uint64_t granted = landlock_access(path);
         uint64_t expected = level_rights(want) | (want == Level::Read ? device_grants(path) : 0);
+        if (want == Level::Read && policy_.broker && path_is_within(path, TP_CREDENTIALS_DIR))
+            expected = kCredentialsRights;
         if (is_expanded(path)) {  // the directory itself: only directory rights apply
             granted &= ~kFileOnlyRights;
             expected &= ~kFileOnlyRights;

@@ -21,19 +21,22 @@
 //     and a few fixed paths), each first resolved through the plan's SYMLINK steps:
 //     - mount level == trie level, where the mount level is given by the deepest
 //       ancestor-or-self step (later wins at equal depth; PIN and SYMLINK are transparent):
-//       ROOT_EMPTY, MASK → none; ROOT_READONLY, BIND ro, WRITE_DENY, DEV, PROC → read;
-//       BIND rw, TMPFS → write;
+//       ROOT_EMPTY, MASK → none; ROOT_READONLY, BIND ro, WRITE_DENY, DEV, PROC, the
+//       credentials TMPFS → read; BIND rw, other TMPFS → write;
 //     - Landlock access (PATH rules on ancestors-or-self, EXPAND rules on strict ancestors
 //       whose first component below is not excepted) == rights of the trie level, plus the
 //       device grants inside the private /dev; on an EXPAND path itself only directory
 //       rights count; a none path may get READ_DIR alone (its names are hidden by the mount
-//       layer, already checked above);
+//       layer, already checked above); the credentials directory gets kCredentialsRights
+//       instead of the read rights (no execute);
 //     - the one allowed excess, "mount-only": Landlock grants write to a path the trie
 //       keeps at read or none; accepted only when the mount step deciding that path lies
 //       strictly below the deepest writable Landlock rule covering it;
 //  7. seccomp: translation validation of the filter (seccomp_verify.h);
 //  8. network: the relays, the proxy's names and its environment (verify_net.h);
-//  9. limits: the cgroup limits, the timeout and the rlimits (verify_limits.h).
+//  9. broker: its section, capabilities, environment and credentials directory
+//     (verify_broker.h);
+// 10. limits: the cgroup limits, the timeout and the rlimits (verify_limits.h).
 #pragma once
 
 #include <cstdint>

@@ -67,10 +67,15 @@ std::string check_ports(const tp_plan &plan, const NetworkPolicy &network, bool 
     return "";
 }
 
-std::string check_names(const tp_plan &plan, const NetworkPolicy &network, bool proxy)
+std::string check_names(const tp_plan &plan, const Policy &policy, bool proxy)
 {
+    const NetworkPolicy &network = policy.network;
+    const std::vector<NamePair> broker_hosts =
+        policy.broker ? policy_names(policy.broker->allowed_hosts) : std::vector<NamePair>{};
+    if (plan_names(plan, TP_NAME_BROKER_HOST) != broker_hosts)
+        return "the plan's broker hosts differ from [broker] allowed_hosts";
     if (!proxy)
-        return plan.net_name_count == 0 ? "" : "the plan names domains while the proxy is off";
+        return plan.net_name_count == broker_hosts.size() ? "" : "the plan names domains while the proxy is off";
     if (plan_names(plan, TP_NAME_ALLOW) != policy_names(network.allow_domains))
         return "the plan's allowed names differ from allow_domains";
     if (plan_names(plan, TP_NAME_DENY) != policy_names(network.deny_domains))
@@ -98,13 +103,13 @@ std::string check_environment(const tp_plan &plan, const NetworkPolicy &network)
 std::string verify_network(const tp_plan &plan, const Policy &policy)
 {
     const NetworkPolicy &network = policy.network;
-    const uint32_t modes = network_modes(network);
+    const uint32_t modes = network_modes(policy);
     if ((plan.network == nullptr ? 0u : plan.network->modes) != modes)
         return "network: the plan's modes differ from the policy's";
     const bool proxy = (modes & TP_NET_PROXY) != 0;
     if (plan.network != nullptr && plan.network->proxy_port != (proxy ? network.proxy_port.value : 0))
         return "network: the plan's proxy port differs from proxy_port";
-    for (const std::string &err : {check_ports(plan, network, proxy), check_names(plan, network, proxy),
+    for (const std::string &err : {check_ports(plan, network, proxy), check_names(plan, policy, proxy),
                                    check_environment(plan, network)})
         if (!err.empty())
             return "network: " + err;

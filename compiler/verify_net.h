@@ -5,7 +5,8 @@
 //  2. the LOCAL, EXPOSE and DESTINATION ports are the policy's lists (domain_ports or its
 //     default), in order, and nothing else;
 //  3. with the proxy on, the ALLOW, DENY and PIN names are the policy's, in order; with it off,
-//     there are none;
+//     there are none; the BROKER_HOST names are [broker] allowed_hosts, in order (none
+//     without a broker);
 //  4. the environment sets every proxy variable (lower_net.h) to its value, and the policy's
 //     own `set` entries come after them.
 #pragma once

@@ -314,6 +314,13 @@ struct tp_broker {                 /* 40 bytes */
     struct tp_origin origin;       /* the [broker] table */
 };
 #define TP_MAX_BROKER_CAPS 64u
+/* Bounds of the broker's strings, shared by the reader, the compiler and the proxy. */
+#define TP_BROKER_MAX_HEADER_NAME 64u   /* auth_header, a capability's header */
+#define TP_BROKER_MAX_ENV_NAME    255u  /* token_env, value_env */
+#define TP_BROKER_MAX_CAP_NAME    64u
+#define TP_BROKER_MAX_FORMAT      1024u /* value_format */
+#define TP_BROKER_MAX_METHOD      32u   /* one method */
+#define TP_BROKER_MAX_PREFIX      1024u /* one path prefix */
 
 /* TP_SEC_BROKER_CAPS: one capability; 1..TP_MAX_BROKER_CAPS records, names unique. */
 struct tp_broker_cap {             /* 72 bytes */

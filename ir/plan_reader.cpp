@@ -546,7 +546,7 @@ bool http_token(const char *s, uint32_t len, uint32_t max)
 /* A POSIX-portable environment variable name. */
 bool env_name(const char *s, uint32_t len)
 {
-    if (len == 0 || len > 255 || (s[0] >= '0' && s[0] <= '9'))
+    if (len == 0 || len > TP_BROKER_MAX_ENV_NAME || (s[0] >= '0' && s[0] <= '9'))
         return false;
     for (uint32_t i = 0; i < len; i++) {
         char ch = s[i];
@@ -579,17 +579,17 @@ bool method_item(const char *s, uint32_t len)
     for (uint32_t i = 0; i < len; i++)
         if (!(s[i] >= 'A' && s[i] <= 'Z'))
             return false;
-    return len <= 32;
+    return len <= TP_BROKER_MAX_METHOD;
 }
 
 bool prefix_item(const char *s, uint32_t len)
 {
-    return s[0] == '/' && len <= 1024;
+    return s[0] == '/' && len <= TP_BROKER_MAX_PREFIX;
 }
 
 bool cap_name(const char *s, uint32_t len)
 {
-    if (len == 0 || len > 64)
+    if (len == 0 || len > TP_BROKER_MAX_CAP_NAME)
         return false;
     for (uint32_t i = 0; i < len; i++) {
         char ch = s[i];
@@ -610,7 +610,7 @@ bool value_format(const char *s, uint32_t len)
             return false;
         found += len - i >= 7 && memcmp(s + i, kValue, 7) == 0;
     }
-    return found == 1 && len <= 1024;
+    return found == 1 && len <= TP_BROKER_MAX_FORMAT;
 }
 
 int check_broker(const Ctx &c, const tp_broker &b)
@@ -625,7 +625,7 @@ int check_broker(const Ctx &c, const tp_broker &b)
         check_str(c, b.token_env, "broker", 0, "token_env") != 0 || check_str(c, b.ca_file, "broker", 0, "ca_file") != 0)
         return -1;
     const char *strtab = p->strtab;
-    if (!http_token(strtab + b.auth_header.off, b.auth_header.len, 64))
+    if (!http_token(strtab + b.auth_header.off, b.auth_header.len, TP_BROKER_MAX_HEADER_NAME))
         return fail(c, "broker: auth_header \"%s\" is not an HTTP field name", strtab + b.auth_header.off);
     if (b.token_env.len != 0 && !env_name(strtab + b.token_env.off, b.token_env.len))
         return fail(c, "broker: token_env \"%s\" is not an environment variable name", strtab + b.token_env.off);
@@ -649,7 +649,7 @@ int check_broker_cap(const Ctx &c, const tp_broker_cap &r, uint32_t i)
         return fail(c, "broker capability %u: name \"%s\" is not 1..64 of [A-Za-z0-9._-]", i, t + r.name.off);
     if (!net_token(t + r.host.off, r.host.len, false))
         return fail(c, "broker capability %u: host \"%s\" is not a normalised host name", i, t + r.host.off);
-    if (!http_token(t + r.header.off, r.header.len, 64) || !env_name(t + r.value_env.off, r.value_env.len) ||
+    if (!http_token(t + r.header.off, r.header.len, TP_BROKER_MAX_HEADER_NAME) || !env_name(t + r.value_env.off, r.value_env.len) ||
         !value_format(t + r.value_format.off, r.value_format.len))
         return fail(c, "broker capability %u: bad header name, value_env name or value_format", i);
     if ((r.methods.len != 0 && !spaced_list(t + r.methods.off, r.methods.len, method_item)) ||

@@ -299,6 +299,45 @@ TEST_CASE("flags: env adds to the default passthrough or to the file's list") {
                   "' is not a valid environment variable name (letters, digits and '_', not starting with a digit)\n");
 }
 
+TEST_CASE("flags: the broker of the config file keeps its port, its secrets and its credentials directory") {
+    const std::string file = "version = 1\n[broker]\nallowed_hosts = [\"api.github.com\"]\ntoken_env = \"BT\"\n"
+                             "[[broker.capability]]\nname = \"gh\"\nhost = \"api.github.com\"\n"
+                             "value_env = \"GITHUB_TOKEN\"\n";
+    CHECK(refusals_of(file, {{RunFlag::Port, "3129"}}) ==
+          "--port 3129 is the credential broker's own port inside the sandbox (the default [broker] port at "
+          "/w/proj/policy.toml:2:1); choose another port in the --config file\n");
+    CHECK(refusals_of(file, {{RunFlag::Env, "GITHUB_TOKEN"}, {RunFlag::Env, "BT"}}) ==
+          "--env GITHUB_TOKEN would hand the agent a secret of the credential broker (/w/proj/policy.toml:8:13); "
+          "the broker reads it from this environment itself\n"
+          "--env BT would hand the agent a secret of the credential broker (/w/proj/policy.toml:4:13); the broker "
+          "reads it from this environment itself\n");
+    CHECK(refusals_of(file, {{RunFlag::Env, "CREDENTIALS_DIRECTORY"}}) ==
+          "--env CREDENTIALS_DIRECTORY: the credential broker ([broker] at /w/proj/policy.toml:2:1) sets it for the "
+          "agent\n");
+    CHECK(refusals_of(file, {{RunFlag::ReadDeny, "/run/credentials/tartaros/x"}, {RunFlag::Write, "/run/credentials/tartaros"}}) ==
+          "--read-deny /run/credentials/tartaros/x lies in the credential broker's directory "
+          "/run/credentials/tartaros ([broker] at /w/proj/policy.toml:2:1), which the sandbox makes for its token "
+          "alone\n"
+          "--write /run/credentials/tartaros lies in the credential broker's directory /run/credentials/tartaros "
+          "([broker] at /w/proj/policy.toml:2:1), which the sandbox makes for its token alone\n");
+    // Without a broker all of them are ordinary.
+    CHECK(refusals_of("", {{RunFlag::Port, "3129"}, {RunFlag::Env, "GITHUB_TOKEN"}, {RunFlag::ReadDeny, "/run/credentials/tartaros"}}) == "");
+    const Policy p = merged(file, {{RunFlag::Port, "5432"}, {RunFlag::Env, "CI"}});
+    REQUIRE(p.broker);
+    CHECK(values(p.network.local_ports) == std::vector<uint16_t>{5432});
+}
+
+TEST_CASE("flags: port flags stop at the listeners the sandbox can hand over") {
+    std::vector<FlagUse> ports;
+    for (int i = 0; i < 64; i++) ports.push_back({RunFlag::Port, std::to_string(10000 + i)});
+    CHECK(refusals_of("", ports) == "");
+    ports.push_back({RunFlag::AllowDomain, "github.com"});
+    ports.insert(ports.begin(), {RunFlag::AllowDomain, "github.com"});
+    CHECK(refusals_of("", ports) ==
+          "--port 10063: the sandbox hands the proxy at most 64 listeners, and the local ports, the proxy and the "
+          "broker take them all\n");
+}
+
 TEST_CASE("flags: every refusal is reported in flag order") {
     CHECK(refusals_of("version = 1\n[process]\nmax_processes = 4\n[filesystem]\nprivate_tmp = false\n",
                       {{RunFlag::Write, "/w/*"},

@@ -242,11 +242,6 @@ TEST_CASE("toml: read_scope values") {
     CHECK(parsed.policy->fs.read_scope.pos.line == 3);
 }
 
-TEST_CASE("toml: later sections are refused as not supported yet") {
-    CHECK(only_error("version = 1\n[broker]\nport = 0\n[[broker.capability]]\nname = 'x'\n") ==
-          "2:2: error: 'broker' is not supported by this version yet [unsupported]\n");
-}
-
 TEST_CASE("toml: the seed's Linux refusals: glob fields and unix socket paths") {
     CHECK(only_error("version = 1\n[filesystem]\nglob_read_denies = [\"~/.ssh/*\"]\n") ==
           "3:1: error: 'glob_read_denies' is not supported on Linux: TartarOS has no glob engine; list each path in "

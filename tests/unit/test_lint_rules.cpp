@@ -248,7 +248,7 @@ TEST_CASE("secret-in-policy: values and unknown keys and comments and columns af
     CHECK(secrets[2].starts_with("5:22 this looks like an npm token: "));
     CHECK(contains(secrets[0], "revoke it"));
     CHECK(contains(secrets[0], "[env] passthrough"));
-    CHECK(contains(secrets[0], "token_env/value_env"));
+    CHECK(contains(secrets[0], "[broker] token_env and a capability's value_env"));
     CHECK_FALSE(contains(secrets[0], "AKIAIOSFODNN7EXAMPLE"));  // the message never repeats the secret
     CHECK(count(diags, "unknown-key") == 1);
 }
@@ -476,6 +476,64 @@ TEST_CASE("harden-syscalls-off and env-inherit: at the value that says so") {
     CHECK(count(lint("version = 1\n[env]\ninherit = false\n"), "env-inherit") == 0);
 }
 
+namespace {
+
+// A [broker] with one capability; `extra` goes into the [broker] table, `cap` into the capability.
+std::string broker_policy(const std::string &extra, const std::string &cap,
+                          const std::string &hosts = "\"api.github.com\"") {
+    return "version = 1\n[broker]\nallowed_hosts = [" + hosts + "]\n" + extra +
+           "[[broker.capability]]\nname = \"gh\"\nhost = \"api.github.com\"\nvalue_env = \"GITHUB_TOKEN\"\n" + cap;
+}
+
+}  // namespace
+
+TEST_CASE("broker-allow-internal: only when an upstream is reached by name") {
+    const std::vector<std::string> internal =
+        found(lint(broker_policy("allow_internal = true\n", "methods = [\"GET\"]\n")), "broker-allow-internal");
+    REQUIRE(internal.size() == 1);
+    CHECK(internal[0].starts_with("4:18 allow_internal = true lets every capability's upstream resolve to loopback"));
+    CHECK(contains(internal[0], "whoever answers DNS for 'api.github.com'"));
+    CHECK(count(lint(broker_policy("allow_internal = false\n", "methods = [\"GET\"]\n")), "broker-allow-internal") == 0);
+    // An upstream written as an address: no name for DNS to redirect.
+    const std::string literal = "version = 1\n[broker]\nallowed_hosts = [\"10.0.0.5\"]\nallow_internal = true\n"
+                                "[[broker.capability]]\nname = \"ci\"\nhost = \"10.0.0.5:8443\"\nvalue_env = \"CI_TOKEN\"\n"
+                                "methods = [\"GET\"]\n";
+    const Diagnostics diags = lint(literal);
+    CHECK(count(diags, "broker-allow-internal") == 0);
+    CHECK(diags.all().empty());
+}
+
+TEST_CASE("capability-unrestricted: neither methods nor path prefixes") {
+    const std::vector<std::string> open = found(lint(broker_policy("", "")), "capability-unrestricted");
+    REQUIRE(open.size() == 1);
+    CHECK(open[0].starts_with("5:8 capability 'gh' limits neither methods nor path_prefixes: "));
+    CHECK(count(lint(broker_policy("", "methods = [\"GET\"]\n")), "capability-unrestricted") == 0);
+    CHECK(count(lint(broker_policy("", "path_prefixes = [\"/repos/a/\"]\n")), "capability-unrestricted") == 0);
+}
+
+TEST_CASE("allowed-host-unused: an allowed host no capability uses") {
+    const std::vector<std::string> unused =
+        found(lint(broker_policy("", "methods = [\"GET\"]\n", "\"*.github.com\", \"registry.npmjs.org\"")),
+              "allowed-host-unused");
+    REQUIRE(unused.size() == 1);
+    CHECK(unused[0] == "3:34 allowed_hosts: 'registry.npmjs.org' matches no capability's host: the broker only "
+                       "connects to those, so it allows nothing; remove it or fix the capability's host");
+}
+
+TEST_CASE("secret-in-policy: a secret the broker's front-end reports is not reported again") {
+    const Diagnostics diags =
+        lint(broker_policy("", "methods = [\"GET\"]\nvalue = \"ghp_0000EXAMPLE0000EXAMPLE0000EXAMPLE0000\"\n"));
+    const std::vector<std::string> secrets = found(diags, "secret-in-policy");
+    REQUIRE(secrets.size() == 1);
+    CHECK(secrets[0].starts_with("9:1 'value' would write the secret in the policy"));
+    const Diagnostics named = lint("version = 1\n[broker]\nallowed_hosts = [\"api.github.com\"]\n"
+                                   "token_env = \"ghp_0000EXAMPLE0000EXAMPLE0000EXAMPLE0000\"\n" +
+                                   std::string("[[broker.capability]]\nname = \"gh\"\nhost = \"api.github.com\"\n"
+                                               "value_env = \"GITHUB_TOKEN\"\n"));
+    REQUIRE(found(named, "secret-in-policy").size() == 1);
+    CHECK(found(named, "secret-in-policy")[0].starts_with("4:14 'token_env' names the launcher's variable"));
+}
+
 TEST_CASE("lint rules: a policy the front-end refuses gets only the text rules") {
     Home home("/home/lint");
     const Diagnostics diags = lint("version = 1\n[filesystem]\nwritable_roots = [\"~\"]\nbogus = 1\n"
@@ -486,7 +544,7 @@ TEST_CASE("lint rules: a policy the front-end refuses gets only the text rules")
 }
 
 TEST_CASE("lint rules: the examples are clean") {
-    for (const char *name : {"agent.toml", "strict.toml"}) {
+    for (const char *name : {"agent.toml", "strict.toml", "broker.toml"}) {
         const std::string file = std::string(TARTAROS_SOURCE_DIR) + "/examples/" + name;
         std::string text, err;
         REQUIRE(read_file(file, text, err));

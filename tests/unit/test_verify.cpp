@@ -27,6 +27,19 @@ struct EnvEntry {
     tp_origin origin;
 };
 
+struct NameEntry {
+    uint32_t kind;
+    std::string name, address;
+    tp_origin origin;
+};
+
+// A tp_broker_cap with its strings.
+struct CapEntry {
+    std::string name, host, header, value_env, value_format, methods, path_prefixes;
+    uint16_t port;
+    tp_origin origin;
+};
+
 // A plan taken apart into editable parts, and put back together in the lowering's order.
 struct Decoded {
     std::string policy_path, compiler;
@@ -47,6 +60,14 @@ struct Decoded {
     bool has_limits = false, limits_required = false;
     tp_limits limits{};
     std::vector<tp_rlimit> rlimits;
+    bool has_network = false;
+    tp_network network{};
+    std::vector<tp_net_port> net_ports;
+    std::vector<NameEntry> net_names;
+    bool has_broker = false;
+    tp_broker broker{};
+    std::string auth_header, token_env, ca_file;
+    std::vector<CapEntry> caps;
 };
 
 Decoded decode(const std::vector<uint8_t> &bytes)
@@ -87,6 +108,27 @@ Decoded decode(const std::vector<uint8_t> &bytes)
         d.limits_required = (plan.limits_section_flags & TP_SECF_REQUIRED) != 0;
     }
     d.rlimits.assign(plan.rlimits, plan.rlimits + plan.rlimit_count);
+    if (plan.network) {
+        d.has_network = true;
+        d.network = *plan.network;
+        d.net_ports.assign(plan.net_ports, plan.net_ports + plan.net_port_count);
+        for (uint32_t i = 0; i < plan.net_name_count; i++) {
+            const tp_net_name &n = plan.net_names[i];
+            d.net_names.push_back(NameEntry{n.kind, s(n.name), s(n.address), n.origin});
+        }
+    }
+    if (plan.broker) {
+        d.has_broker = true;
+        d.broker = *plan.broker;
+        d.auth_header = s(plan.broker->auth_header);
+        d.token_env = s(plan.broker->token_env);
+        d.ca_file = s(plan.broker->ca_file);
+        for (uint32_t i = 0; i < plan.broker_cap_count; i++) {
+            const tp_broker_cap &c = plan.broker_caps[i];
+            d.caps.push_back(CapEntry{s(c.name), s(c.host), s(c.header), s(c.value_env), s(c.value_format),
+                                      s(c.methods), s(c.path_prefixes), c.port, c.origin});
+        }
+    }
     return d;
 }
 
@@ -131,6 +173,23 @@ std::vector<uint8_t> encode(const Decoded &d)
         w.set_limits(d.limits, d.limits_required);
     for (const tp_rlimit &r : d.rlimits)
         w.add_rlimit(r);
+    if (d.has_network)
+        w.set_network(d.network);
+    for (const tp_net_port &p : d.net_ports)
+        w.add_net_port(p);
+    for (const NameEntry &n : d.net_names)
+        w.add_net_name(tp_net_name{n.kind, 0, w.str(n.name), w.str(n.address), n.origin});
+    if (d.has_broker) {
+        tp_broker b = d.broker;
+        b.auth_header = w.str(d.auth_header);
+        b.token_env = w.str(d.token_env);
+        b.ca_file = w.str(d.ca_file);
+        w.set_broker(b, true);
+    }
+    for (const CapEntry &c : d.caps)
+        w.add_broker_cap(tp_broker_cap{w.str(c.name), w.str(c.host), w.str(c.header), w.str(c.value_env),
+                                       w.str(c.value_format), w.str(c.methods), w.str(c.path_prefixes), c.port, 0, 0,
+                                       c.origin});
     w.set_required_features(d.features);
     w.set_min_landlock_abi(d.min_abi);
     return w.finish();
@@ -153,11 +212,11 @@ Policy workspace_policy()
 
 struct Fixture {
     FakeHost host;
-    Policy policy = workspace_policy();
+    Policy policy;
     LowerOptions options;
     std::vector<uint8_t> plan;
 
-    Fixture()
+    explicit Fixture(Policy p = workspace_policy()) : policy(std::move(p))
     {
         options.plan_path = "/w/plan.bin";
         options.host = &host;
@@ -387,6 +446,62 @@ TEST_CASE("verify: limits or rlimits that are not the policy's are refused")
           }) == "limits: the plan has a limits section, the policy sets no limit");
 }
 
+namespace {
+
+Policy broker_workspace_policy()
+{
+    Policy p = workspace_policy();
+    BrokerPolicy b;
+    b.pos = SourcePos{"/w/policy.toml", 10, 1};
+    b.allowed_hosts = {{"api.github.com", SourcePos{"/w/policy.toml", 11, 3}}};
+    BrokerCapability cap;
+    cap.pos = SourcePos{"/w/policy.toml", 12, 1};
+    cap.name = {"github", SourcePos{"/w/policy.toml", 13, 3}};
+    cap.host = {"api.github.com", SourcePos{"/w/policy.toml", 14, 3}};
+    cap.value_env = {"GITHUB_TOKEN", SourcePos{"/w/policy.toml", 15, 3}};
+    cap.methods = {{"GET", SourcePos{"/w/policy.toml", 16, 3}}};
+    b.capabilities = {cap};
+    p.broker = b;
+    return p;
+}
+
+size_t credentials_step(const Decoded &d)
+{
+    for (size_t i = 0; i < d.mounts.size(); i++)
+        if (d.mounts[i].flags & TP_MNTF_CREDENTIALS)
+            return i;
+    FAIL("no credentials step");
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("verify: the broker's records and its credentials directory are checked against the policy")
+{
+    Fixture f(broker_workspace_policy());
+    CHECK(f.verify_edited([](Decoded &) {}) == "");
+    CHECK(f.verify_edited([](Decoded &d) { d.caps[0].methods = "GET POST"; }) ==
+          "broker: capability github: the plan's methods or path prefixes differ");
+    CHECK(f.verify_edited([](Decoded &d) { d.caps[0].host = "api.github.com.evil.example"; }) ==
+          "broker: capability github: the plan's upstream differs from its host");
+    CHECK(f.verify_edited([](Decoded &d) { d.net_names.back().name = "*.github.com"; }) ==
+          "network: the plan's broker hosts differ from [broker] allowed_hosts");
+    CHECK(f.verify_edited([](Decoded &d) {
+              for (EnvEntry &e : d.env)
+                  if (e.name == "TARTAROS_BROKER_URL")
+                      e.value = "http://127.0.0.1:9999";
+          }) == "broker: the plan does not point the environment at the broker after the proxy");
+    // An ordinary (writable) tmpfs instead of the credentials directory: the reader refuses it.
+    CHECK(f.verify_edited([](Decoded &d) { d.mounts[credentials_step(d)].flags &= ~TP_MNTF_CREDENTIALS; })
+              .find("credentials directories") != std::string::npos);
+    // Landlock's execute right on the token file: more than the credentials directory's rights.
+    CHECK(f.verify_edited([](Decoded &d) { rule_on(d, TP_LL_PATH, TP_CREDENTIALS_DIR).access |= TP_LL_FS_EXECUTE; })
+              .find("Landlock grants") != std::string::npos);
+    // Its mountpoint in the host's /run: the mask that holds it dropped.
+    CHECK(f.verify_edited([](Decoded &d) { drop_step(d, TP_MNT_MASK, "/run"); }).find("/run") != std::string::npos);
+    CHECK(f.verify_edited([](Decoded &d) { drop_step(d, TP_MNT_TMPFS, TP_CREDENTIALS_DIR); }) != "");
+}
+
 TEST_CASE("verify: damaged bytes are refused by the reader")
 {
     Fixture f;
@@ -419,7 +534,7 @@ std::string describe(const Policy &p)
 
 }  // namespace
 
-TEST_CASE("verify: random policies over a small path universe all lower and verify")
+TEST_CASE("verify: random policies over a small path universe all lower and verify, with and without a broker")
 {
     const std::vector<std::string> universe = {
         "/",         "/a",          "/a/b",           "/a/b/c",         "/a/b/c/d",  "/a/d",
@@ -427,7 +542,7 @@ TEST_CASE("verify: random policies over a small path universe all lower and veri
         "/proc",     "/proc/sys",   "/usr",           "/usr/bin",       "/bin",      "/bin/sh",
         "/lib",      "/etc",        "/etc/shadow",    "/home/u",        "/home/u/w", "/home/u/w/.git",
         "/home/u/w/.git/hooks",     "/home/u/w/.git/hooks/x",           "/home/u/w/policy.toml",
-        "/home/u/w/src/a.c"};
+        "/home/u/w/src/a.c",        "/run",        "/run/user",      "/run/credentials"};
     FakeHost host;
     host.kinds = {{"/usr", HostKind::Directory},
                   {"/bin", HostKind::Symlink},
@@ -446,6 +561,7 @@ TEST_CASE("verify: random policies over a small path universe all lower and veri
         }
         return out;
     };
+    int broker_plans = 0;
     for (int round = 0; round < 2000; round++) {
         Policy p;
         p.source_path = "/home/u/w/policy.toml";
@@ -461,11 +577,21 @@ TEST_CASE("verify: random policies over a small path universe all lower and veri
         LowerOptions options;
         options.plan_path = coin() ? "/home/u/w/plan.bin" : "";
         options.host = &host;
+        if (coin())
+            p.broker = broker_workspace_policy().broker;
         Diagnostics diags;
         const std::vector<uint8_t> plan = lower_policy(p, options, diags);
         CAPTURE(round);
-        CAPTURE(describe(p));
+        CAPTURE(describe(p) + (p.broker ? " broker" : ""));
         CAPTURE((diags.all().empty() ? std::string() : diags.all().back().message));
+        // A broker's credentials directory needs a /run the sandbox makes: a policy that shows
+        // the host's is refused, and nothing else is.
+        if (plan.empty() && p.broker) {
+            REQUIRE(diags.all().back().rule_id == "credentials-dir");
+            continue;
+        }
         REQUIRE(!plan.empty());
+        broker_plans += p.broker.has_value();
     }
+    CHECK(broker_plans > 500);
 }

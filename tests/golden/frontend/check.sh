@@ -3,7 +3,7 @@
 #  - every NAME.toml here but good.toml is refused: exit 78 and a stderr exactly NAME.expected,
 #    whose first line starts with "tartaros:" (UPDATE=1 rewrites the .expected files);
 #  - good.toml compiles to a plan of mode 0644, twice to the same bytes, and --explain prints it
-#    (its limits step too);
+#    (its limits and broker steps too);
 #  - bad command lines, an unreadable policy and a damaged plan are refusals too.
 set -u
 compile=$(realpath "$1")
@@ -58,6 +58,9 @@ cmp -s plan.bin first.bin || fail "the same policy gave different plans"
 grep -q '^[0-9]*\. limits: max_processes, memory_max, timeout (required' explain.txt ||
     fail "--explain has no limits step"
 grep -q '^   [0-9.]* rlimit core 0  (default)$' explain.txt || fail "--explain does not show the default core = 0"
+grep -q '^[0-9]*\. broker: 127\.0\.0\.1:3129 inside (required)  good\.toml:' explain.txt ||
+    fail "--explain has no broker step"
+grep -q '"step":"broker"' explain.json || fail "--explain --json has no broker step"
 
 refused "tartaros: cannot read missing.toml: No such file or directory" missing.toml -o x.bin
 refused "tartaros: usage: " good.toml

@@ -25,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 # Internal errors, a file lint refuses before reading it, the current directory removed, and
 # notes (lint never prints them).
-kUntriggerable="unreadable-policy unresolvable-policy-dir plan-size seccomp-build plan-verification mount-only"
+kUntriggerable="unreadable-policy unresolvable-policy-dir plan-size seccomp-build plan-verification mount-only broker-env-stripped"
 # Cases whose bad example needs a symlink or a plan next to the policy.
 kNeedsFiles="symlink-in-path plan-writable policy-writable"
 

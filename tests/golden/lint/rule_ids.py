@@ -24,8 +24,9 @@ REPORTERS = {"error": "error", "warning": "warning", "note": "note", "fail": "er
 # Expressions that pass on an id chosen by a literal elsewhere (units, paths, domains, schema).
 FORWARDING = {"err.rule_id", "std::move(err.rule_id)", "err.rule_id.c_str()", "rule_id",
               "std::string(refusal->rule_id)"}
-# Tokens after which `name(` is a call rather than a declaration.
-CALL_CONTEXT = {".", "->", "(", ",", "=", "{", "}", ";", "?", ":", "return", "!", "&&", "||"}
+# Tokens after which `name(` is a call rather than a declaration (")" and "else": the body of an
+# if, a loop or an else without braces).
+CALL_CONTEXT = {".", "->", "(", ")", ",", "=", "{", "}", ";", "?", ":", "return", "!", "&&", "||", "else"}
 
 TOKEN = re.compile(r'''
     (?P<comment>//[^\n]*|/\*.*?\*/)
