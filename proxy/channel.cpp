@@ -99,14 +99,18 @@ std::string parse_listeners(const Received &r, const ListenerPayload &payload,
 
 const char *kind_flag(uint8_t kind)
 {
-    return kind == TNC_PROXY ? "--proxy-port" : "--relay";
+    return kind == TNC_PROXY ? "--proxy-port" : kind == TNC_BROKER ? "--broker-port" : "--relay";
+}
+
+const char *kind_name(uint8_t kind)
+{
+    return kind == TNC_PROXY ? "proxy" : kind == TNC_BROKER ? "broker" : "relay";
 }
 
 // The listening socket must be the one the sandbox says it is.
 std::string check_one(const ChannelListener &l)
 {
-    std::string what = std::string(l.kind == TNC_PROXY ? "proxy" : "relay") +
-                       " listener for port " + std::to_string(l.port);
+    std::string what = std::string(kind_name(l.kind)) + " listener for port " + std::to_string(l.port);
     int listening = 0, domain = 0, type = 0;
     socklen_t len = sizeof(int);
     if (getsockopt(l.fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening)
@@ -165,16 +169,17 @@ std::string check_listeners(const Config &c, const std::vector<ChannelListener> 
     std::vector<std::pair<uint8_t, unsigned>> want;
     if (c.proxy_port != 0)
         want.push_back({TNC_PROXY, c.proxy_port});
+    if (c.broker.port != 0)
+        want.push_back({TNC_BROKER, c.broker.port});
     for (unsigned p : c.relay_ports)
         want.push_back({TNC_RELAY, p});
     for (const ChannelListener &l : got) {
-        if (l.kind != TNC_PROXY && l.kind != TNC_RELAY)
+        if (l.kind != TNC_PROXY && l.kind != TNC_RELAY && l.kind != TNC_BROKER)
             return "the sandbox sent a listener of unknown kind " + std::to_string(l.kind);
         auto at = std::find(want.begin(), want.end(), std::make_pair(l.kind, l.port));
         if (at == want.end())
-            return std::string("the sandbox sent a ") + (l.kind == TNC_PROXY ? "proxy" : "relay") +
-                   " listener for port " + std::to_string(l.port) + ", which " +
-                   kind_flag(l.kind) + " does not name";
+            return std::string("the sandbox sent a ") + kind_name(l.kind) + " listener for port " +
+                   std::to_string(l.port) + ", which " + kind_flag(l.kind) + " does not name";
         want.erase(at);
         if (std::string err = check_one(l); !err.empty())
             return err;

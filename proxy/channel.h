@@ -42,7 +42,8 @@ struct ListenerMessage {
 ListenerMessage receive_listeners(int chan, int sigfd);
 
 // "" when `got` is exactly the listener set the command line names (one TNC_PROXY on
-// --proxy-port iff given, one TNC_RELAY per --relay) and every fd is a listening AF_INET
+// --proxy-port iff given, one TNC_BROKER on --broker-port iff given, one TNC_RELAY per
+// --relay) and every fd is a listening AF_INET
 // SOCK_STREAM socket bound to 127.0.0.1 and its port; otherwise why not.
 std::string check_listeners(const Config &c, const std::vector<ChannelListener> &got);
 

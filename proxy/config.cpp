@@ -25,27 +25,6 @@ bool parse_uint(const std::string &s, unsigned long long max, unsigned long long
     return ec == std::errc() && end == s.data() + s.size() && !s.empty() && *out <= max;
 }
 
-std::optional<ListenAddr> parse_listen(const std::string &s)
-{
-    size_t colon = s.rfind(':');
-    unsigned long long port = 0;
-    if (colon == std::string::npos || !parse_uint(s.substr(colon + 1), 65535, &port))
-        return std::nullopt;
-    std::string host = s.substr(0, colon);
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']')
-        host = host.substr(1, host.size() - 2);
-    auto pin = parse_pin_address("listen", host);
-    if (!pin)
-        return std::nullopt;
-    ListenAddr l{pin->addr, pin->addr_len};
-    auto port16 = htons(static_cast<uint16_t>(port));
-    if (l.addr.ss_family == AF_INET)
-        reinterpret_cast<sockaddr_in *>(&l.addr)->sin_port = port16;
-    else
-        reinterpret_cast<sockaddr_in6 *>(&l.addr)->sin6_port = port16;
-    return l;
-}
-
 std::optional<std::vector<unsigned>> parse_ports(const std::string &s)
 {
     std::vector<unsigned> out;
@@ -248,8 +227,14 @@ std::string check_listen_mode(const Config &c, const std::set<std::string> &seen
     for (const std::string &f : kChannelFlags)
         if (seen.count(f))
             return f + " needs --channel";
-    if (c.listen_fds.empty() && c.listen_addrs.empty())
-        return "no listener: give --listen-fd N or --listen ADDR:PORT";
+    if (c.listen_fds.empty() && c.listen_addrs.empty() && !c.broker.enabled())
+        return "no listener: give --listen-fd N, --listen ADDR:PORT or --broker-listen ADDR:PORT";
+    if (!c.http_proxy()) {
+        for (const std::string &f : kPolicyFlags)
+            if (seen.count(f))
+                return f + " needs --listen-fd or --listen: there is no HTTP proxy to apply it to";
+        return "";
+    }
     if (c.policy.allow.empty())
         return "no --allow: the proxy would refuse everything";
     return "";
@@ -259,8 +244,8 @@ std::string check_channel_mode(const Config &c, const std::set<std::string> &see
 {
     if (!c.listen_fds.empty() || !c.listen_addrs.empty())
         return "--channel excludes --listen-fd and --listen";
-    if (c.proxy_port == 0 && c.relay_ports.empty() && c.exposes.empty())
-        return "--channel needs at least one of --proxy-port, --relay, --expose";
+    if (c.proxy_port == 0 && c.broker.port == 0 && c.relay_ports.empty() && c.exposes.empty())
+        return "--channel needs at least one of --proxy-port, --broker-port, --relay, --expose";
     if (c.proxy_port != 0 && c.policy.allow.empty())
         return "no --allow: the proxy would refuse everything";
     if (c.proxy_port == 0)
@@ -270,15 +255,18 @@ std::string check_channel_mode(const Config &c, const std::set<std::string> &see
     std::vector<unsigned> ports = c.relay_ports;
     if (c.proxy_port != 0)
         ports.push_back(c.proxy_port);
+    if (c.broker.port != 0)
+        ports.push_back(c.broker.port);
     if (ports.size() > TNC_MAX_LISTENERS)
-        return "more than " + std::to_string(TNC_MAX_LISTENERS) + " listeners (--proxy-port, --relay)";
+        return "more than " + std::to_string(TNC_MAX_LISTENERS) +
+               " listeners (--proxy-port, --broker-port, --relay)";
     for (const Expose &e : c.exposes)
         ports.push_back(e.port);
     std::sort(ports.begin(), ports.end());
     auto dup = std::adjacent_find(ports.begin(), ports.end());
     if (dup != ports.end())
         return "port " + std::to_string(*dup) +
-               " appears twice among --proxy-port, --relay and --expose";
+               " appears twice among --proxy-port, --broker-port, --relay and --expose";
     return "";
 }
 
@@ -294,20 +282,27 @@ std::variant<Config, std::string> parse_args(const std::vector<std::string> &arg
             c.strict = true;
             continue;
         }
+        if (parse_broker_switch(c.broker, args[i]))
+            continue;
         auto h = handlers().find(args[i]);
-        if (h == handlers().end())
+        bool broker = h == handlers().end();
+        if (broker && !is_broker_flag(args[i]))
             return "unknown argument '" + args[i] + "'";
         if (i + 1 == args.size())
             return args[i] + " needs a value";
-        if (!seen.insert(args[i]).second && kOnce.count(args[i]))
+        if (!seen.insert(args[i]).second && (kOnce.count(args[i]) || broker_flag_once(args[i])))
             return args[i] + " given twice";
-        std::string err = h->second(c, args[++i]);
+        const std::string &v = args[++i];
+        std::string err = broker ? *parse_broker_flag(c.broker, args[i - 1], v) : h->second(c, v);
         if (!err.empty())
             return err;
     }
+    c.broker.last_cap_flags.clear();
     if (seen.count("--effect-log") != seen.count("--run-id"))
         return "--effect-log and --run-id go together";
-    std::string err = c.channel_mode() ? check_channel_mode(c, seen) : check_listen_mode(c, seen);
+    std::string err = check_broker(c.broker, c.channel_mode());
+    if (err.empty())
+        err = c.channel_mode() ? check_channel_mode(c, seen) : check_listen_mode(c, seen);
     if (!err.empty())
         return err;
     return c;

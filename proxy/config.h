@@ -3,23 +3,28 @@
  * Listen mode (a standalone proxy):
  *   tartaros-proxy [--listen-fd N]... [--listen ADDR:PORT]... --allow NAME... [--deny NAME]...
  *                  [--host NAME=ADDR]... [--ports P,P...] [common...]
+ *                  [--broker-listen ADDR:PORT broker...]
  * Channel mode (started by tartaros-exec to serve one sandbox; ir/net_channel.h):
  *   tartaros-proxy --channel FD [--proxy-port P --allow NAME... [--deny NAME]...
  *                  [--host NAME=ADDR]... [--ports P,P...]] [--relay PORT]... [--expose FD:PORT]...
- *                  [common...]
+ *                  [--broker-port P broker...] [common...]
  * Common: [--max-header-bytes N] [--header-timeout-ms N] [--idle-timeout-ms N]
  *         [--connect-timeout-ms N] [--max-connections N] [--log FD] [--strict]
  *         [--effect-log FD --run-id ID]
+ * Broker: the flags of broker_config.h (the credential broker, README.md).
  *
  * Every flag takes one value and may repeat where it makes sense. parse_args either returns a
  * complete, valid Config or an error line; nothing is half-applied. Invariants of a returned
  * Config: no bare "*" pattern, ports in 1..65535, every pin's name normalised, and either
- *  - listen mode: at least one listener and at least one allow pattern; or
+ *  - listen mode: at least one listener (--listen-fd, --listen or --broker-listen), and at
+ *    least one allow pattern when there is an HTTP listener (the policy flags are refused
+ *    without one); or
  *  - channel mode: channel_fd is an AF_UNIX SOCK_SEQPACKET socket; at least one of
- *    proxy_port, relay_ports, exposes; allow patterns iff proxy_port (the policy flags mean
- *    nothing without the HTTP proxy, so they are refused there); proxy_port, relay ports and
- *    expose ports pairwise distinct (an expose port that is also a relay port would loop);
- *    at most TNC_MAX_LISTENERS listeners.
+ *    proxy_port, broker.port, relay_ports, exposes; allow patterns iff proxy_port (the policy
+ *    flags mean nothing without the HTTP proxy, so they are refused there); proxy_port,
+ *    broker.port, relay ports and expose ports pairwise distinct (an expose port that is also
+ *    a relay port would loop); at most TNC_MAX_LISTENERS listeners;
+ *  - either mode: a broker's flags only with its listener, and broker_config.h's invariants.
  */
 #pragma once
 
@@ -29,14 +34,10 @@
 #include <variant>
 #include <vector>
 
+#include "broker_config.h"
 #include "names.h"
 
 namespace tproxy {
-
-struct ListenAddr {
-    sockaddr_storage addr;
-    socklen_t len;
-};
 
 // A host listener (made by the supervisor) whose connections go to 127.0.0.1:port inside.
 struct Expose {
@@ -61,10 +62,18 @@ struct Config {
     int effect_log_fd = -1;  // tartaros-exec's effect log (effect_log.h), with run_id
     std::string run_id;
     bool strict = false;  // refuse to run when Landlock is unavailable
+    BrokerConfig broker;
 
     bool channel_mode() const { return channel_fd >= 0; }
     // Whether HTTP proxy requests are served at all (and so lookups and --ports are needed).
-    bool http_proxy() const { return !channel_mode() || proxy_port != 0; }
+    bool http_proxy() const
+    {
+        if (channel_mode())
+            return proxy_port != 0;
+        return !(listen_fds.empty() && listen_addrs.empty() && broker.enabled());
+    }
+    // Whether anything is ever looked up (the resolver pool, its files and port 53).
+    bool needs_lookups() const { return http_proxy() || (broker.enabled() && broker.needs_lookups()); }
 };
 
 std::variant<Config, std::string> parse_args(const std::vector<std::string> &args);

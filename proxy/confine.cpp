@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <vector>
 
 namespace tproxy {
@@ -59,16 +60,20 @@ size_t attr_size(int abi)
 constexpr const char *kResolverFiles[] = {"/etc/hosts", "/etc/resolv.conf", "/etc/nsswitch.conf",
                                           "/etc/host.conf", "/etc/gai.conf"};
 
-// The TCP ports the proxy may connect to: the HTTP proxy's destinations and DNS (when it
-// serves HTTP at all), each relay's host port, and each exposed port (that connect is made on
-// a socket of the sandbox's namespace, but Landlock checks the port all the same).
+// The TCP ports the proxy may connect to: the HTTP proxy's destinations, DNS (when anything
+// is looked up), each broker capability's port, each relay's host port, and each exposed port
+// (that connect is made on a socket of the sandbox's namespace, but Landlock checks the port
+// all the same).
 std::vector<unsigned> connect_ports(const Config &c)
 {
     std::vector<unsigned> ports;
-    if (c.http_proxy()) {
+    if (c.http_proxy())
         ports = c.policy.ports;
+    if (c.needs_lookups())
         ports.push_back(53);
-    }
+    if (c.broker.enabled())
+        for (const Capability &cap : c.broker.caps)
+            ports.push_back(cap.port);
     ports.insert(ports.end(), c.relay_ports.begin(), c.relay_ports.end());
     for (const Expose &e : c.exposes)
         ports.push_back(e.port);
@@ -92,7 +97,7 @@ std::string add_resolver_file_rules(int rs)
 
 std::string add_landlock_rules(int rs, int abi, const Config &c)
 {
-    if (c.http_proxy())  // without it nothing is ever looked up
+    if (c.needs_lookups())  // a proxy or a broker with names only
         if (std::string err = add_resolver_file_rules(rs); !err.empty())
             return err;
     if (abi < 4)
@@ -213,8 +218,12 @@ ConfineResult confine_self(const Config &c)
 {
     ConfineResult out;
     addrinfo *res = nullptr;  // loads the hosts NSS modules while dlopen may still read them
-    if (c.http_proxy() && getaddrinfo("localhost", nullptr, nullptr, &res) == 0)
+    if (c.needs_lookups() && getaddrinfo("localhost", nullptr, nullptr, &res) == 0)
         freeaddrinfo(res);
+    // OpenSSL's certificate checks call localtime(), whose first call opens /etc/localtime;
+    // loaded now, later calls only stat it.
+    if (c.broker.enabled())
+        tzset();
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         out.error = std::string("no_new_privs: ") + strerror(errno);
         return out;

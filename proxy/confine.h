@@ -1,7 +1,9 @@
 /* proxy/confine.h — the proxy confines itself before it reads any traffic.
  *
- * Order (confine_self): load the name-service modules by one lookup of "localhost", set
- * no_new_privs, drop every capability, install Landlock, install seccomp. It must run while
+ * Order (confine_self): load the name-service modules by one lookup of "localhost" (and, with
+ * a broker, the time zone OpenSSL's certificate checks read), set no_new_privs, drop every
+ * capability, install Landlock, install seccomp. With a broker, OpenSSL was initialised (its
+ * configuration file) and the CA bundles read before this, in main (tls_client.h). It must run while
  * the process has a single thread — capabilities and Landlock bind only the calling thread and
  * the threads it creates later — so the resolver pool is started after it, and the seccomp
  * filter lets clone through only with CLONE_THREAD for that.
@@ -9,9 +11,11 @@
  * Landlock: every filesystem right the kernel knows is handled; the only rules grant
  * READ_FILE on the files name resolution opens on each lookup (/etc/hosts, resolv.conf,
  * nsswitch.conf, host.conf, gai.conf). TCP bind is handled with no rule (denied); TCP connect
- * is allowed only to the policy's ports and 53 (DNS falls back to TCP), and in channel mode to
- * each --relay and --expose port. A channel-mode proxy without --proxy-port looks nothing up:
- * it gets neither the resolver files, nor the warm-up lookup, nor the policy ports and 53.
+ * is allowed only to the policy's ports and 53 (DNS falls back to TCP), to each broker
+ * capability's port, and in channel mode to each --relay and --expose port. A proxy with
+ * neither an HTTP listener nor a broker capability named by host looks nothing up: it gets
+ * neither the resolver files, nor the warm-up lookup, nor 53 (nor the policy ports without
+ * the HTTP proxy).
  * Abstract unix sockets and signals are scoped to the proxy's own domain; the channel is an
  * unnamed socketpair, and fds received over it with SCM_RIGHTS (recvmsg) are not affected.
  *

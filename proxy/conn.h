@@ -1,9 +1,11 @@
 /* proxy/conn.h — one client connection, its tunnel directions and the deadline lists.
  *
  * A connection moves Head -> (Resolving) -> Connecting -> Tunnel, or to Replying -> Draining
- * when it is refused. Each Dir moves bytes one way: first its prefix (proxy-made bytes: the
- * "200 Connection established" line, or the rewritten request head plus whatever body bytes
- * came with it), then through its pipe by splice(2), so tunnel bytes never enter user space.
+ * when it is refused. A broker connection (broker.h) goes back to Head after each exchange,
+ * and its Tunnel is the broker's Exchange, not the Dirs. Each Dir moves bytes one way: first
+ * its prefix (proxy-made bytes: the "200 Connection established" line, or the rewritten
+ * request head plus whatever body bytes came with it), then through its pipe by splice(2), so
+ * tunnel bytes never enter user space.
  * Invariant of a Dir: the pipe is refilled only when empty, so `in_pipe` is exact and an
  * EAGAIN from the source socket always means "no data", never "pipe full".
  *
@@ -16,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,6 +40,11 @@ struct Dir {
     Wait wait = Wait::None;
 };
 
+struct BrokerConn;  // broker.h: the broker route's state of a connection
+struct BrokerConnFree {
+    void operator()(BrokerConn *b) const;  // broker_conn.cpp
+};
+
 struct Conn {
     uint32_t slot = 0;
     uint32_t gen = 0;
@@ -55,6 +63,7 @@ struct Conn {
     Dir c2u, u2c;
     std::string reply;  // refusal being written in Replying
     size_t reply_off = 0;
+    std::unique_ptr<BrokerConn, BrokerConnFree> broker;  // Route::Broker only
     // Deadline list membership.
     int timer = -1;
     int64_t armed = 0, active = 0;

@@ -74,6 +74,48 @@ std::string EffectLog::format(const Decision &d, long long sec, long nsec) const
     return std::string(buf.data(), len);
 }
 
+std::string EffectLog::format(const BrokerEvent &e, long long sec, long nsec) const
+{
+    std::vector<char> buf(1024 + 6 * (run_.size() + e.capability.size() + e.method.size() +
+                                      e.host.size() + e.path.size() + e.detail.size()));
+    jsonl::line l;
+    jsonl::begin(l, buf.data(), buf.size());
+    jsonl::field_time(l, "time", sec, nsec);
+    jsonl::field_str(l, "run", run_.data(), run_.size());
+    jsonl::field_str(l, "by", "proxy");
+    jsonl::field_str(l, "event", "broker");
+    jsonl::field_str(l, "decision", e.decision);
+    auto str_or_null = [&](const char *k, const std::string &v) {
+        if (v.empty())
+            jsonl::field_null(l, k);
+        else
+            jsonl::field_str(l, k, v.data(), v.size());
+    };
+    str_or_null("capability", e.capability);
+    str_or_null("method", e.method);
+    str_or_null("host", e.host);
+    if (e.port != 0)
+        jsonl::field_u64(l, "port", e.port);
+    else
+        jsonl::field_null(l, "port");
+    str_or_null("path", e.path);
+    if (e.status != 0)
+        jsonl::field_u64(l, "status", static_cast<uint64_t>(e.status));
+    else
+        jsonl::field_null(l, "status");
+    jsonl::field_u64(l, "bytes_up", e.bytes_up);
+    jsonl::field_u64(l, "bytes_down", e.bytes_down);
+    bool allowed = std::string(e.decision) == "allow";
+    if (allowed)
+        jsonl::field_bool(l, "complete", e.complete);
+    if (!allowed || !e.complete) {
+        jsonl::field_str(l, "reason", e.reason);
+        jsonl::field_str(l, "detail", e.detail.data(), e.detail.size());
+    }
+    size_t len = jsonl::finish(l);
+    return std::string(buf.data(), len);
+}
+
 void EffectLog::record(const Decision &d) const
 {
     if (fd_ < 0)
@@ -81,6 +123,16 @@ void EffectLog::record(const Decision &d) const
     timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     std::string line = format(d, now.tv_sec, now.tv_nsec);
+    (void)!write(fd_, line.data(), line.size());
+}
+
+void EffectLog::record(const BrokerEvent &e) const
+{
+    if (fd_ < 0)
+        return;
+    timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    std::string line = format(e, now.tv_sec, now.tv_nsec);
     (void)!write(fd_, line.data(), line.size());
 }
 

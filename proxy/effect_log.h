@@ -2,8 +2,10 @@
  *
  * tartaros-exec passes a duplicate of the log's descriptor (--effect-log FD) and the run's id
  * (--run-id ID); every decision the proxy takes, allowed or refused, on any route, becomes
- * one JSON line (schema: docs/effect-log.md), written with a single write(2) on the shared
- * O_APPEND file description, so it never mixes with the supervisor's or the mediator's lines.
+ * one JSON line (schema: docs/effect-log.md; event "network", and "broker" for the credential
+ * broker, one line per request once it is refused or its exchange has ended), written with a
+ * single write(2) on the shared O_APPEND file description, so it never mixes with the
+ * supervisor's or the mediator's lines.
  * The text is escaped by the same code as theirs (ir/jsonl.h). A failed write loses the line;
  * the log is a regular file, so a write never waits for a reader.
  */
@@ -25,15 +27,33 @@ struct Decision {
     std::string detail;  // refused: the one-line body
 };
 
+// One use of the credential broker: a refusal, or an exchange once it has ended. Nothing in
+// it is a header value or the token; the path has no query.
+struct BrokerEvent {
+    const char *decision;    // "allow" (forwarded), "deny" (refused), "fail" (502, 503, 504)
+    std::string capability;  // "" before the capability is known
+    std::string method;      // "" when no request could be read
+    std::string host;        // the capability's upstream; "" before it is known
+    unsigned port = 0;
+    std::string path;        // upstream path without the query; "" before it is known
+    int status = 0;          // the response's or the refusal's; 0: no response head came
+    uint64_t bytes_up = 0, bytes_down = 0;  // body bytes relayed each way
+    bool complete = true;    // allow: the whole exchange went through
+    const char *reason = ""; // deny/fail, or an incomplete allow: the code
+    std::string detail;      // the same: one line
+};
+
 class EffectLog {
 public:
     EffectLog(int fd, std::string run_id) : fd_(fd), run_(std::move(run_id)) {}
 
     // Writes the decision's line; nothing without a log.
     void record(const Decision &d) const;
+    void record(const BrokerEvent &e) const;
 
     // The line for a decision taken at CLOCK_REALTIME (sec, nsec), '\n' included.
     std::string format(const Decision &d, long long sec, long nsec) const;
+    std::string format(const BrokerEvent &e, long long sec, long nsec) const;
 
 private:
     int fd_;

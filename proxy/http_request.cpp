@@ -5,40 +5,13 @@
 #include <charconv>
 #include <string>
 
+#include "http_util.h"
+
 namespace tproxy {
 namespace {
 
 constexpr size_t kMaxRequestLine = 8192;
 constexpr size_t kMaxHeaders = 100;
-
-bool is_tchar(char c)
-{
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
-        return true;
-    return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-bool is_token(std::string_view s)
-{
-    return !s.empty() && std::all_of(s.begin(), s.end(), is_tchar);
-}
-
-char lower_ascii(char c)
-{
-    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool iequals(std::string_view a, std::string_view b)
-{
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return lower_ascii(x) == lower_ascii(y);
-           });
-}
-
-bool all_digits(std::string_view s)
-{
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 ParseResult fail(int status, const char *code, std::string detail)
 {
@@ -51,24 +24,6 @@ ParseResult fail(int status, const char *code, std::string detail)
 ParseResult bad(std::string detail)
 {
     return fail(400, "bad-request", std::move(detail));
-}
-
-// CR only before LF, LF only after CR, and no other control byte but HTAB: the framing
-// every parser agrees on. A CR that ends the buffer may still be followed by its LF.
-bool clean_bytes(std::string_view s)
-{
-    for (size_t i = 0; i < s.size(); i++) {
-        unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c == '\r' && (i + 1 == s.size() || s[i + 1] == '\n'))
-            continue;
-        if (c == '\n' && i > 0 && s[i - 1] == '\r')
-            continue;
-        if (c < 0x20 && c != '\t')
-            return false;
-        if (c == 0x7f)
-            return false;
-    }
-    return true;
 }
 
 bool parse_port(std::string_view s, unsigned *port)
@@ -113,8 +68,23 @@ bool parse_authority(std::string_view a, unsigned default_port, Host *host, unsi
     return true;
 }
 
-ParseResult parse_target(Request &r, std::string_view target)
+// The broker's form: "/<path>[?query]" only (the capability is the first segment).
+ParseResult parse_origin_target(Request &r, std::string_view target)
 {
+    if (r.is_connect)
+        return bad("CONNECT is not a broker request: send GET /<capability>/<path>");
+    if (target.front() != '/')
+        return bad("absolute-form or authority-form target: send /<capability>/<path>");
+    if (target.find('#') != std::string_view::npos)
+        return bad("fragment in request target");
+    r.path = std::string(target);
+    return {};
+}
+
+ParseResult parse_target(Request &r, std::string_view target, Form form)
+{
+    if (form == Form::Origin)
+        return parse_origin_target(r, target);
     if (r.is_connect) {
         if (!parse_authority(target, 0, &r.host, &r.port))
             return bad("CONNECT needs host:port, got '" + std::string(target) + "'");
@@ -140,7 +110,7 @@ ParseResult parse_target(Request &r, std::string_view target)
     return {};
 }
 
-ParseResult parse_request_line(Request &r, std::string_view line)
+ParseResult parse_request_line(Request &r, std::string_view line, Form form)
 {
     if (line.size() > kMaxRequestLine)
         return fail(414, "uri-too-long", "request line over 8192 bytes");
@@ -153,59 +123,45 @@ ParseResult parse_request_line(Request &r, std::string_view line)
     r.version = std::string(line.substr(sp2 + 1));
     if (!is_token(r.method) || target.empty())
         return bad("malformed method or empty target");
+    if (form == Form::Origin && r.version != "HTTP/1.1")
+        return fail(505, "unsupported-version", "only HTTP/1.1 is brokered");
     if (r.version != "HTTP/1.1" && r.version != "HTTP/1.0")
         return fail(505, "unsupported-version", "only HTTP/1.0 and HTTP/1.1 are proxied");
     r.is_connect = r.method == "CONNECT";
-    return parse_target(r, target);
+    return parse_target(r, target, form);
 }
 
 ParseResult parse_header_line(Request &r, std::string_view line)
 {
     if (line.front() == ' ' || line.front() == '\t')
         return bad("folded header line (obs-fold)");
-    size_t colon = line.find(':');
-    if (colon == std::string_view::npos || !is_token(line.substr(0, colon)))
+    std::string_view name, value;
+    if (!split_header_line(line, &name, &value))
         return bad("malformed header line");
-    std::string_view v = line.substr(colon + 1);
-    while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
-        v.remove_prefix(1);
-    while (!v.empty() && (v.back() == ' ' || v.back() == '\t'))
-        v.remove_suffix(1);
     if (r.headers.size() == kMaxHeaders)
         return fail(431, "header-too-large", "more than 100 header lines");
-    r.headers.emplace_back(std::string(line.substr(0, colon)), std::string(v));
+    r.headers.emplace_back(std::string(name), std::string(value));
     return {};
 }
 
-std::vector<std::string_view> header_values(const Request &r, std::string_view name)
+// Origin form: Host is the authority the client addressed (the broker compares it with its
+// own); it must be there once and well formed.
+ParseResult check_origin_host(Request &r)
 {
-    std::vector<std::string_view> out;
-    for (const auto &[n, v] : r.headers)
-        if (iequals(n, name))
-            out.push_back(v);
-    return out;
+    auto hosts = header_values(r, "Host");
+    if (hosts.size() > 1)
+        return bad("more than one Host header");
+    if (hosts.empty())
+        return fail(400, "host-mismatch", "Host header missing");
+    if (!parse_authority(hosts[0], 80, &r.host, &r.port))
+        return fail(400, "host-mismatch", "malformed Host header");
+    return {};
 }
 
-// Comma-separated tokens of a list header ("Connection: close, x-foo").
-std::vector<std::string_view> list_tokens(std::string_view v)
+ParseResult check_host_header(Request &r, Form form)
 {
-    std::vector<std::string_view> out;
-    while (!v.empty()) {
-        size_t comma = v.find(',');
-        std::string_view t = v.substr(0, comma);
-        while (!t.empty() && (t.front() == ' ' || t.front() == '\t'))
-            t.remove_prefix(1);
-        while (!t.empty() && (t.back() == ' ' || t.back() == '\t'))
-            t.remove_suffix(1);
-        if (!t.empty())
-            out.push_back(t);
-        v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
-    }
-    return out;
-}
-
-ParseResult check_host_header(const Request &r)
-{
+    if (form == Form::Origin)
+        return check_origin_host(r);
     auto hosts = header_values(r, "Host");
     if (hosts.size() > 1)
         return fail(400, "duplicate-host", "more than one Host header");
@@ -224,7 +180,7 @@ ParseResult check_host_header(const Request &r)
     return {};
 }
 
-ParseResult check_framing(const Request &r)
+ParseResult check_framing(Request &r, Form)
 {
     auto lengths = header_values(r, "Content-Length");
     auto encodings = header_values(r, "Transfer-Encoding");
@@ -245,6 +201,28 @@ ParseResult check_framing(const Request &r)
     return {};
 }
 
+// A complete but invalid request line is refused at once, not at the header deadline.
+ParseResult early_line_check(std::string_view buf, Form form)
+{
+    size_t eol = buf.find("\r\n");
+    if (eol == std::string_view::npos)
+        return {};
+    Request r;
+    ParseResult line = parse_request_line(r, buf.substr(0, eol), form);
+    return line.status == ParseStatus::Error ? line : ParseResult{};
+}
+
+}  // namespace
+
+std::vector<std::string_view> header_values(const Request &r, std::string_view name)
+{
+    std::vector<std::string_view> out;
+    for (const auto &[n, v] : r.headers)
+        if (iequals(n, name))
+            out.push_back(v);
+    return out;
+}
+
 bool is_hop_by_hop(const Request &r, std::string_view name)
 {
     static constexpr std::string_view kHop[] = {"connection", "keep-alive", "te", "trailer",
@@ -261,20 +239,7 @@ bool is_hop_by_hop(const Request &r, std::string_view name)
     return false;
 }
 
-// A complete but invalid request line is refused at once, not at the header deadline.
-ParseResult early_line_check(std::string_view buf)
-{
-    size_t eol = buf.find("\r\n");
-    if (eol == std::string_view::npos)
-        return {};
-    Request r;
-    ParseResult line = parse_request_line(r, buf.substr(0, eol));
-    return line.status == ParseStatus::Error ? line : ParseResult{};
-}
-
-}  // namespace
-
-ParseResult parse_request(std::string_view buf, size_t max_head)
+ParseResult parse_request(std::string_view buf, size_t max_head, Form form)
 {
     size_t end = buf.find("\r\n\r\n");
     size_t seen = end == std::string_view::npos ? buf.size() : end + 4;
@@ -284,13 +249,13 @@ ParseResult parse_request(std::string_view buf, size_t max_head)
         if (buf.size() >= max_head || seen > max_head)
             return fail(431, "header-too-large",
                         "request head over " + std::to_string(max_head) + " bytes");
-        return early_line_check(buf);
+        return early_line_check(buf, form);
     }
     ParseResult out;
     Request &r = out.req;
     std::string_view head = buf.substr(0, end);
     size_t eol = head.find("\r\n");
-    ParseResult line = parse_request_line(r, head.substr(0, eol));
+    ParseResult line = parse_request_line(r, head.substr(0, eol), form);
     if (line.status == ParseStatus::Error)
         return line;
     while (eol != std::string_view::npos) {
@@ -301,7 +266,7 @@ ParseResult parse_request(std::string_view buf, size_t max_head)
             return h;
     }
     for (auto check : {check_host_header, check_framing}) {
-        ParseResult c = check(r);
+        ParseResult c = check(r, form);
         if (c.status == ParseStatus::Error)
             return c;
     }

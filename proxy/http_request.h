@@ -22,6 +22,7 @@
 namespace tproxy {
 
 enum class ParseStatus { Incomplete, Ok, Error };
+enum class Form { Proxy, Origin };
 
 struct ParseError {
     int status = 0;           // 400, 414, 431, 501
@@ -34,7 +35,7 @@ struct Request {
     std::string method;
     Host host;
     unsigned port = 0;
-    std::string path;     // origin form ("/x?y"); empty for CONNECT
+    std::string path;     // origin form ("/x?y"), as received in Form::Origin; empty for CONNECT
     std::string version;  // "HTTP/1.1"
     std::vector<std::pair<std::string, std::string>> headers;  // in order, as received
     size_t head_len = 0;  // bytes of the head including the final CRLFCRLF
@@ -48,7 +49,13 @@ struct ParseResult {
 
 // Parses the head at the start of `buf`. Incomplete while no CRLFCRLF has been seen within
 // max_head bytes; past that it is Error 431 (so a caller never buffers more than max_head).
-ParseResult parse_request(std::string_view buf, size_t max_head);
+ParseResult parse_request(std::string_view buf, size_t max_head, Form form = Form::Proxy);
+
+// The values of every header named `name` (case-insensitive), in order.
+std::vector<std::string_view> header_values(const Request &r, std::string_view name);
+
+// Connection, Keep-Alive, TE, Trailer, Upgrade, Proxy-* and any header Connection names.
+bool is_hop_by_hop(const Request &r, std::string_view name);
 
 // The head forwarded upstream for an absolute-form request: origin-form request line,
 // hop-by-hop and Proxy-* headers (and any header named in Connection) removed,

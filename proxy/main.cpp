@@ -22,9 +22,11 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "broker.h"
 #include "channel.h"
 #include "confine.h"
 #include "config.h"
@@ -53,7 +55,7 @@ void fit_connection_limit(tproxy::Config &c)
     setrlimit(RLIMIT_NOFILE, &rl);
     getrlimit(RLIMIT_NOFILE, &rl);
     size_t reserve = kFdReserve + c.listen_fds.size() + c.listen_addrs.size() +
-                     c.relay_ports.size() + c.exposes.size() + 1;
+                     c.relay_ports.size() + c.exposes.size() + 2;
     size_t fit = rl.rlim_cur > reserve ? (rl.rlim_cur - reserve) / kFdsPerConn : 1;
     if (c.max_connections == 0) {
         c.max_connections = fit;
@@ -62,6 +64,21 @@ void fit_connection_limit(tproxy::Config &c)
                      fit);
         c.max_connections = fit;
     }
+}
+
+int listen_on(const tproxy::ListenAddr &l)
+{
+    int fd = socket(l.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) == 0 &&
+        bind(fd, reinterpret_cast<const sockaddr *>(&l.addr), l.len) == 0 &&
+        listen(fd, SOMAXCONN) == 0)
+        return fd;
+    int err = errno;
+    if (fd >= 0)
+        close(fd);
+    errno = err;
+    return -1;
 }
 
 bool is_listening(int fd)
@@ -86,14 +103,54 @@ std::string open_listeners(const tproxy::Config &c, std::vector<tproxy::Listener
         out->push_back({fd, tproxy::Route::Http, 0});
     }
     for (const tproxy::ListenAddr &l : c.listen_addrs) {
-        int fd = socket(l.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        int one = 1;
-        if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-            bind(fd, reinterpret_cast<const sockaddr *>(&l.addr), l.len) != 0 ||
-            listen(fd, SOMAXCONN) != 0)
+        int fd = listen_on(l);
+        if (fd < 0)
             return std::string("--listen: ") + strerror(errno);
         out->push_back({fd, tproxy::Route::Http, 0});
     }
+    if (c.broker.listen) {
+        int fd = listen_on(*c.broker.listen);
+        if (fd < 0)
+            return std::string("--broker-listen: ") + strerror(errno);
+        out->push_back({fd, tproxy::Route::Broker, 0});
+    }
+    return "";
+}
+
+// What clients of a broker listening on fd must name in Host: its port, and its address
+// (with "localhost" for a loopback one).
+tproxy::OwnAddress own_address(int fd)
+{
+    sockaddr_storage a{};
+    socklen_t len = sizeof a;
+    getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
+    tproxy::OwnAddress own;
+    own.hosts = {tproxy::addr_text(a)};
+    bool v4 = a.ss_family == AF_INET;
+    own.port = ntohs(v4 ? reinterpret_cast<sockaddr_in *>(&a)->sin_port
+                        : reinterpret_cast<sockaddr_in6 *>(&a)->sin6_port);
+    if (own.hosts[0] == "127.0.0.1" || own.hosts[0] == "::1")
+        own.hosts.push_back("localhost");
+    return own;
+}
+
+// The broker's secrets and TLS client, made while files can still be read; "" or why not.
+std::string make_broker(const tproxy::Config &c, std::unique_ptr<tproxy::Broker> *out)
+{
+    if (!c.broker.enabled())
+        return "";
+    auto b = std::unique_ptr<tproxy::Broker>(new tproxy::Broker{c.broker, {}, nullptr, {}});
+    if (std::string err = tproxy::read_broker_secrets(c.broker.secrets_fd, c.broker, &b->secrets);
+        !err.empty())
+        return err;
+    std::string err;
+    std::vector<std::string> warnings;
+    b->tls = tproxy::TlsClient::create(c.broker.ca_file, &err, &warnings);
+    for (const std::string &w : warnings)
+        std::fprintf(stderr, "tartaros: warning: %s\n", w.c_str());
+    if (!b->tls)
+        return err;
+    *out = std::move(b);
     return "";
 }
 
@@ -155,6 +212,12 @@ int run_listen_mode(const tproxy::Config &cfg, int sigfd)
     std::vector<tproxy::Listener> listeners;
     if (std::string err = open_listeners(cfg, &listeners); !err.empty())
         return fail(err);
+    std::unique_ptr<tproxy::Broker> broker;
+    if (std::string err = make_broker(cfg, &broker); !err.empty())
+        return fail(err);
+    for (const tproxy::Listener &l : listeners)
+        if (l.route == tproxy::Route::Broker)
+            broker->own = own_address(l.fd);
     make_log_non_blocking(cfg);
     tproxy::ConfineResult conf = tproxy::confine_self(cfg);
     for (const std::string &w : conf.warnings)
@@ -162,8 +225,8 @@ int run_listen_mode(const tproxy::Config &cfg, int sigfd)
     if (!conf.error.empty())
         return fail("cannot confine the proxy: " + conf.error);
     try {
-        tproxy::Resolver resolver(4, 256);
-        tproxy::Server server(cfg, std::move(listeners), sigfd, -1, resolver);
+        tproxy::Resolver resolver(cfg.needs_lookups() ? 4 : 0, 256);
+        tproxy::Server server(cfg, std::move(listeners), sigfd, -1, resolver, broker.get());
         return server.run();
     } catch (const std::exception &e) {
         std::fprintf(stderr, "tartaros: proxy: %s\n", e.what());
@@ -187,8 +250,10 @@ std::string receive_checked(const tproxy::Config &cfg, int sigfd,
     }
     for (const tproxy::ChannelListener &l : m.listeners) {
         take_fd(l.fd);
-        bool proxy = l.kind == TNC_PROXY;
-        listeners->push_back({l.fd, proxy ? tproxy::Route::Http : tproxy::Route::Relay, l.port});
+        tproxy::Route r = l.kind == TNC_PROXY    ? tproxy::Route::Http
+                          : l.kind == TNC_BROKER ? tproxy::Route::Broker
+                                                 : tproxy::Route::Relay;
+        listeners->push_back({l.fd, r, l.port});
     }
     return "";
 }
@@ -199,6 +264,11 @@ int run_channel_mode(const tproxy::Config &cfg, int sigfd)
     std::vector<tproxy::Listener> listeners;
     if (std::string err = take_exposes(cfg, &listeners); !err.empty())
         return channel_failure(chan, sigfd, TNC_FAILED, err, kExitConfig);
+    std::unique_ptr<tproxy::Broker> broker;
+    if (std::string err = make_broker(cfg, &broker); !err.empty())
+        return channel_failure(chan, sigfd, TNC_FAILED, err, kExitConfig);
+    if (broker)
+        broker->own = {{"127.0.0.1", "localhost"}, cfg.broker.port};
     make_log_non_blocking(cfg);
     tproxy::ConfineResult conf = tproxy::confine_self(cfg);
     if (!conf.error.empty())  // under --strict a warning is the error: said once, over there
@@ -217,12 +287,12 @@ int run_channel_mode(const tproxy::Config &cfg, int sigfd)
     }
     try {
         tproxy::Resolver resolver(0, 256);
-        tproxy::Server server(cfg, std::move(listeners), sigfd, chan, resolver);
+        tproxy::Server server(cfg, std::move(listeners), sigfd, chan, resolver, broker.get());
         if (!tproxy::send_ready(chan, TNC_READY, ""))
             return 0;  // the sandbox has already ended
         // The command waits for "ready", not for lookups: threads start after it, still
         // confined (they inherit every layer).
-        resolver.add_threads(cfg.http_proxy() ? 4 : 0);
+        resolver.add_threads(cfg.needs_lookups() ? 4 : 0);
         return server.run();
     } catch (const std::exception &e) {
         std::string msg = std::string("proxy: ") + e.what();
@@ -257,8 +327,10 @@ int main(int argc, char **argv)
     }
     tproxy::Config cfg = std::get<tproxy::Config>(std::move(parsed));
     // The effect log must stay out of reach of /proc/PID/fd from a sandbox that sees this
-    // process (one without a PID namespace): not dumpable, only CAP_SYS_PTRACE opens it there.
-    if (cfg.effect_log_fd >= 0)
+    // process (one without a PID namespace), and the broker's secrets out of reach of
+    // /proc/PID/mem and ptrace by any process of the same uid: not dumpable, only
+    // CAP_SYS_PTRACE opens them. Set before the secrets are read.
+    if (cfg.effect_log_fd >= 0 || cfg.broker.enabled())
         prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     fit_connection_limit(cfg);
     return cfg.channel_mode() ? run_channel_mode(cfg, sigfd) : run_listen_mode(cfg, sigfd);

@@ -10,7 +10,10 @@ const char *reason_phrase(int status)
 {
     switch (status) {
     case 400: return "Bad Request";
+    case 401: return "Unauthorized";
     case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
     case 408: return "Request Timeout";
     case 414: return "URI Too Long";
     case 431: return "Request Header Fields Too Large";
@@ -43,6 +46,15 @@ std::string refusal_response(const Refusal &r)
            std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
 }
 
+std::string broker_refusal_response(const Refusal &r, bool close)
+{
+    std::string body = "tartaros-broker: " + printable(r.body) + "\n";
+    return "HTTP/1.1 " + std::to_string(r.status) + " " + reason_phrase(r.status) +
+           "\r\nX-Broker-Error: " + r.code +
+           "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " +
+           std::to_string(body.size()) + (close ? "\r\nConnection: close" : "") + "\r\n\r\n" + body;
+}
+
 const std::string &connect_established()
 {
     static const std::string s = "HTTP/1.1 200 Connection established\r\n\r\n";
@@ -62,6 +74,27 @@ void DecisionLog::denied(const std::string &method, const std::string &target,
     line("denied " + printable(method) + " " + printable(target) + " " + r.code + ": " +
          printable(r.body));
     effects_.record({false, method, target, "", "", r.status, r.code, r.body});
+}
+
+void DecisionLog::broker(const BrokerEvent &e) const
+{
+    auto part = [](const std::string &s) { return s.empty() ? std::string("-") : printable(s); };
+    std::string target = e.host.empty() ? "-"
+                          : e.host.find(':') != std::string::npos
+                              ? "[" + e.host + "]:" + std::to_string(e.port)
+                              : e.host + ":" + std::to_string(e.port);
+    std::string head = " BROKER " + part(e.capability) + " " + part(e.method) + " " + target + " " +
+                       part(e.path);
+    if (std::string(e.decision) == "allow") {
+        std::string s = "allowed" + head + " status=" + std::to_string(e.status) +
+                        " up=" + std::to_string(e.bytes_up) + " down=" + std::to_string(e.bytes_down);
+        if (!e.complete)
+            s += std::string(" incomplete ") + e.reason + ": " + printable(e.detail);
+        line(s);
+    } else {
+        line("denied" + head + " " + e.reason + ": " + printable(e.detail));
+    }
+    effects_.record(e);
 }
 
 void DecisionLog::line(const std::string &s) const

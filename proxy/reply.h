@@ -14,13 +14,17 @@
 namespace tproxy {
 
 struct Refusal {
-    int status;        // 400, 403, 408, 414, 431, 501, 502, 503, 504, 505
-    const char *code;  // X-Proxy-Error
+    int status;        // 400, 401, 403, 404, 405, 408, 414, 431, 501, 502, 503, 504, 505
+    const char *code;  // X-Proxy-Error (X-Broker-Error for the broker)
     std::string body;  // one line, no newline
 };
 
 // The whole HTTP response for a refusal.
 std::string refusal_response(const Refusal &r);
+
+// The broker's refusal: X-Broker-Error instead of X-Proxy-Error, a one-line body starting
+// "tartaros-broker:", and "Connection: close" only when `close`.
+std::string broker_refusal_response(const Refusal &r, bool close);
 
 // "HTTP/1.1 200 Connection established" and its blank line.
 const std::string &connect_established();
@@ -34,6 +38,10 @@ public:
                  const char *via) const;
     // "denied METHOD host:port CODE: body"
     void denied(const std::string &method, const std::string &target, const Refusal &r) const;
+    // The broker: "allowed BROKER cap METHOD host:port /path status=S up=N down=M" (then
+    // " incomplete CODE: why" when cut short), or "denied BROKER cap METHOD host:port /path
+    // CODE: body" with "-" for what is not known yet.
+    void broker(const BrokerEvent &e) const;
 
 private:
     void line(const std::string &s) const;

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "addr_class.h"
+#include "broker.h"
 
 namespace tproxy {
 namespace {
@@ -25,13 +26,6 @@ constexpr uint64_t kTagConn = 0, kTagListen = 1, kTagResolver = 2, kTagControl =
 constexpr int kLingerMs = 2000;            // to write a refusal and read what the client sent
 constexpr size_t kMaxDrainBytes = 1 << 20;  // ... at most this much
 constexpr int kAcceptBatch = 64;
-
-int64_t now_ms()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000;
-}
 
 uint64_t special_tag(uint64_t type, uint64_t value)
 {
@@ -43,17 +37,6 @@ uint64_t conn_tag(const Conn &c, bool client)
     return uint64_t{c.gen & 0x3fffffffu} << 32 | uint64_t{c.slot} << 1 | (client ? 0 : 1);
 }
 
-std::string addr_text(const sockaddr_storage &a)
-{
-    char buf[INET6_ADDRSTRLEN] = "?";
-    if (a.ss_family == AF_INET)
-        inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in *>(&a)->sin_addr, buf, sizeof buf);
-    else if (a.ss_family == AF_INET6)
-        inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6 *>(&a)->sin6_addr, buf,
-                  sizeof buf);
-    return buf;
-}
-
 void set_port(sockaddr_storage &a, unsigned port)
 {
     uint16_t p = htons(static_cast<uint16_t>(port));
@@ -61,29 +44,6 @@ void set_port(sockaddr_storage &a, unsigned port)
         reinterpret_cast<sockaddr_in *>(&a)->sin_port = p;
     else
         reinterpret_cast<sockaddr_in6 *>(&a)->sin6_port = p;
-}
-
-std::string host_port(const Host &h, unsigned port)
-{
-    bool v6 = h.kind == HostKind::V6Literal;
-    return (v6 ? "[" + h.text + "]" : h.text) + ":" + std::to_string(port);
-}
-
-Resolved literal_address(const Host &h)
-{
-    Resolved r{};
-    if (h.kind == HostKind::V4Literal) {
-        auto *v4 = reinterpret_cast<sockaddr_in *>(&r.addr);
-        v4->sin_family = AF_INET;
-        inet_pton(AF_INET, h.text.c_str(), &v4->sin_addr);
-        r.len = sizeof(sockaddr_in);
-    } else {
-        auto *v6 = reinterpret_cast<sockaddr_in6 *>(&r.addr);
-        v6->sin6_family = AF_INET6;
-        inet_pton(AF_INET6, h.text.c_str(), &v6->sin6_addr);
-        r.len = sizeof(sockaddr_in6);
-    }
-    return r;
 }
 
 std::string ports_text(const std::vector<unsigned> &ports)
@@ -115,9 +75,50 @@ Refusal policy_refusal(Verdict v, const Host &h, unsigned port, const Policy &p)
 
 }  // namespace
 
+int64_t now_ms()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000;
+}
+
+std::string addr_text(const sockaddr_storage &a)
+{
+    char buf[INET6_ADDRSTRLEN] = "?";
+    if (a.ss_family == AF_INET)
+        inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in *>(&a)->sin_addr, buf, sizeof buf);
+    else if (a.ss_family == AF_INET6)
+        inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6 *>(&a)->sin6_addr, buf,
+                  sizeof buf);
+    return buf;
+}
+
+std::string host_port(const Host &h, unsigned port)
+{
+    bool v6 = h.kind == HostKind::V6Literal;
+    return (v6 ? "[" + h.text + "]" : h.text) + ":" + std::to_string(port);
+}
+
+Resolved literal_address(const Host &h)
+{
+    Resolved r{};
+    if (h.kind == HostKind::V4Literal) {
+        auto *v4 = reinterpret_cast<sockaddr_in *>(&r.addr);
+        v4->sin_family = AF_INET;
+        inet_pton(AF_INET, h.text.c_str(), &v4->sin_addr);
+        r.len = sizeof(sockaddr_in);
+    } else {
+        auto *v6 = reinterpret_cast<sockaddr_in6 *>(&r.addr);
+        v6->sin6_family = AF_INET6;
+        inet_pton(AF_INET6, h.text.c_str(), &v6->sin6_addr);
+        r.len = sizeof(sockaddr_in6);
+    }
+    return r;
+}
+
 Server::Server(const Config &c, std::vector<Listener> listeners, int signal_fd, int channel_fd,
-               Resolver &resolver)
-    : cfg_(c), log_(c.log_fd, EffectLog(c.effect_log_fd, c.run_id)), resolver_(resolver), sigfd_(signal_fd), chanfd_(channel_fd),
+               Resolver &resolver, const Broker *broker)
+    : cfg_(c), broker_(broker), log_(c.log_fd, EffectLog(c.effect_log_fd, c.run_id)), resolver_(resolver), sigfd_(signal_fd), chanfd_(channel_fd),
       listeners_(std::move(listeners)),
       durations_{c.header_timeout_ms, c.connect_timeout_ms, c.idle_timeout_ms, kLingerMs}
 {
@@ -184,6 +185,8 @@ void Server::on_event(uint64_t tag, uint32_t events)
     if (!c)
         return;  // closed earlier in this batch
     bool client = (tag & 1) == 0;
+    if (route(*c) == Route::Broker)
+        return on_broker_event(*c, client, events);
     switch (c->state) {
     case State::Head:
         return on_client_head(*c);
@@ -210,6 +213,10 @@ void Server::on_accept(const Listener &l)
             continue;
         }
         Conn *c = new_conn(fd, l.route);
+        if (l.route == Route::Broker) {
+            start_broker(*c);
+            continue;
+        }
         if (l.route != Route::Http) {
             start_raw(*c, l);
             continue;
@@ -224,8 +231,11 @@ bool Server::make_room()
     if (live_ >= cfg_.max_connections && !timers_[kTimerHead].empty()) {
         // Make room by dropping whoever has waited longest for its own head.
         Conn &oldest = *timers_[kTimerHead].front();
-        refuse_now(oldest.cfd, {408, "header-timeout",
-                                "request head still incomplete at the connection limit"});
+        Refusal r{408, "header-timeout", "request head still incomplete at the connection limit"};
+        if (route(oldest) != Route::Broker)
+            refuse_now(oldest.cfd, r);
+        else if (!oldest.in.empty() || oldest.broker->served == 0)
+            broker_turn_away(oldest.cfd, r);  // an idle kept broker connection just ends
         close_conn(oldest);
     }
     return live_ < cfg_.max_connections;
@@ -236,6 +246,8 @@ void Server::turn_away(const Listener &l, int fd)
     Refusal r{503, "overloaded", "connection limit reached; try again later"};
     if (l.route == Route::Http)
         refuse_now(fd, r);
+    else if (l.route == Route::Broker)
+        broker_turn_away(fd, r);
     else
         log_.denied(l.route == Route::Relay ? "RELAY" : "EXPOSE",
                     "127.0.0.1:" + std::to_string(l.port), r);
@@ -314,12 +326,15 @@ void Server::check_addresses(Conn &c)
 {
     // Every address must pass, not just the first: a name answering public and internal
     // addresses is how DNS rebinding reaches a local service.
+    bool broker = route(c) == Route::Broker;
     for (const Resolved &a : c.addrs) {
         AddrClass cls = classify(reinterpret_cast<const sockaddr *>(&a.addr));
-        if (cls.internal)
+        if (cls.internal && !(broker && broker_->cfg.allow_internal))
             return refuse(c, {403, "blocked-internal-address",
                               c.req.host.text + " resolves to " + addr_text(a.addr) + " (" +
-                                  cls.range + "); pin it in hosts to allow an internal address"});
+                                  cls.range + "); " +
+                                  (broker ? "set allow_internal in [broker] to allow it"
+                                          : "pin it in hosts to allow an internal address")});
     }
     if (c.addrs.empty())
         return refuse(c, {502, "dns-failure", "no address for " + c.req.host.text});
@@ -365,6 +380,8 @@ void Server::on_connected(Conn &c, uint32_t events)
         c.last_errno = err;
         return start_connect(c);  // the next checked address, never a new lookup
     }
+    if (route(c) == Route::Broker)
+        return broker_connected(c);
     log_.allowed(c.req.method, c.target, addr_text(c.addrs[c.next_addr - 1].addr), c.via);
     start_tunnel(c);
 }
@@ -420,6 +437,10 @@ void Server::update_tunnel_interest(Conn &c)
 
 void Server::refuse(Conn &c, Refusal r)
 {
+    if (route(c) == Route::Broker) {
+        const BrokerConn &b = *c.broker;
+        return broker_refuse(c, r, b.close_after || b.has_body);
+    }
     log_.denied(c.req.method.empty() ? "-" : c.req.method, c.target.empty() ? "-" : c.target, r);
     if (route(c) != Route::Http)
         return close_conn(c);  // a raw tunnel has no one to tell but the log
@@ -475,6 +496,8 @@ void Server::expire(int64_t now)
                 list.push_back(&c);
                 continue;
             }
+            if (route(c) == Route::Broker && broker_expire(c, kind))
+                continue;
             if (kind == kTimerHead)
                 refuse(c, {408, "header-timeout",
                            "request head not complete within " +
@@ -543,6 +566,10 @@ Conn *Server::lookup(uint64_t tag)
 
 void Server::close_conn(Conn &c)
 {
+    if (c.broker) {  // the client's head held the token
+        wipe_string(c.in);
+        wipe_request(c.req);
+    }
     disarm(c);
     unregister(c, true);
     unregister(c, false);

@@ -18,6 +18,10 @@
  *    asked at once) or for the channel to take more. A connection closed before its answer
  *    keeps its place, and the socket that answers it is closed on arrival.
  * The channel's EOF or hang-up ends run() (the sandbox has ended).
+ * Broker (broker_conn.cpp, broker.h): the credential broker's listener; HTTP/1.1 keep-alive
+ * requests one at a time, forwarded over TLS with the capability's header injected. It shares
+ * the lookup, the address check (internal addresses unless --broker-allow-internal), the
+ * connect and the deadlines with the proxy; refusals are broker_refuse's.
  * Invariants: a descriptor is removed from epoll before it is closed; an epoll event names
  * (slot, generation), so an event for a connection closed earlier in the same batch is
  * ignored; a connection is in at most one deadline list; a route never changes while its slot
@@ -38,20 +42,29 @@
 
 namespace tproxy {
 
-enum class Route : uint8_t { Http, Relay, Expose };
+enum class Route : uint8_t { Http, Relay, Expose, Broker };
 
 struct Listener {
     int fd;  // listening, non-blocking
     Route route;
-    unsigned port;  // Relay: the host's port; Expose: the port inside; Http: unused
+    unsigned port;  // Relay: the host's port; Expose: the port inside; Http, Broker: unused
 };
+
+struct Broker;
+
+// Shared by the routes (server.cpp).
+int64_t now_ms();
+std::string addr_text(const sockaddr_storage &a);
+std::string host_port(const Host &h, unsigned port);
+Resolved literal_address(const Host &h);
 
 class Server {
 public:
     // Takes the listeners and the signal fd that ends run(); channel_fd is -1 outside channel
-    // mode, and stays the caller's.
+    // mode, and stays the caller's. `broker` serves the Broker listeners (the caller's; null
+    // when there are none).
     Server(const Config &c, std::vector<Listener> listeners, int signal_fd, int channel_fd,
-           Resolver &resolver);
+           Resolver &resolver, const Broker *broker = nullptr);
     ~Server();
     Server(const Server &) = delete;
     Server &operator=(const Server &) = delete;
@@ -87,6 +100,26 @@ private:
     void on_socket_reply(ReplyStatus st, SocketReply r);
     void set_channel_interest(bool out);
     Route route(const Conn &c) const { return routes_[c.slot]; }
+
+    // broker_conn.cpp: the credential broker's route.
+    void start_broker(Conn &c);
+    void on_broker_event(Conn &c, bool client, uint32_t events);
+    void broker_head(Conn &c);
+    bool broker_flush_out(Conn &c);
+    void broker_request(Conn &c);
+    void broker_upstream(Conn &c);
+    void broker_connected(Conn &c);
+    void broker_handshake(Conn &c);
+    void broker_start_exchange(Conn &c);
+    void broker_pump(Conn &c, bool client, uint32_t events);
+    void broker_finish(Conn &c);
+    void next_request(Conn &c);
+    void broker_refuse(Conn &c, const Refusal &r, bool close);
+    void broker_abort(Conn &c, const char *reason, const std::string &detail);
+    void broker_idle_upstream(Conn &c);
+    void broker_drop_upstream(Conn &c);
+    bool broker_expire(Conn &c, int kind);
+    void broker_turn_away(int fd, const Refusal &r);
     static constexpr uint64_t kChannelTag = uint64_t{3} << 62 | 1;  // epoll tag (server.cpp)
 
     Conn *new_conn(int cfd, Route route);
@@ -100,6 +133,7 @@ private:
     void update_tunnel_interest(Conn &c);
 
     const Config &cfg_;
+    const Broker *broker_;
     DecisionLog log_;
     Resolver &resolver_;
     int epfd_;

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "broker_harness.h"
 #include "channel_harness.h"
 #include "e2e_harness.h"
 
@@ -389,5 +390,74 @@ TEST_CASE("channel: EOF on the channel ends the proxy with 0 promptly")
         REQUIRE(wait_sigterm_blocked(p.pid()));
         kill(p.pid(), SIGTERM);
         CHECK(p.wait_exit(2000) == 0);
+    }
+}
+
+TEST_CASE("channel: the broker listener forwards over TLS with the capability's header")
+{
+    REQUIRE_NETNS();
+    Netns ns;
+    broker::HttpsUpstream up;
+    int secrets = broker::secrets_memfd("channel-token-0123456789", {"channel-SECRET-value"});
+    ChannelProxy p({"--broker-port", "3129", "--broker-secrets", std::to_string(secrets),
+                    "--broker-allow", "localhost", "--broker-allow-internal", "--broker-ca-file",
+                    up.ca_file(), "--capability", "gh=localhost:" + std::to_string(up.port()),
+                    "--cap-format", "token {value}"},
+                   {secrets});
+    close(secrets);
+    expect_ready(p, {{TNC_BROKER, 3129, ns.listen(3129)}});
+    std::string r = inside_exchange(ns, 3129,
+                                    "GET /gh/status/200 HTTP/1.1\r\nHost: 127.0.0.1:3129\r\n"
+                                    "X-Broker-Auth: channel-token-0123456789\r\nConnection: close\r\n\r\n");
+    CHECK(e2e::status_of(r) == "200");
+    std::string refused = inside_exchange(ns, 3129,
+                                          "GET /gh/status/200 HTTP/1.1\r\nHost: 127.0.0.1:3129\r\n"
+                                          "Connection: close\r\n\r\n");
+    CHECK(e2e::status_of(refused) == "401");
+    CHECK(e2e::header_of(refused, "X-Broker-Error") == "missing-token");
+    auto reqs = up.requests();
+    REQUIRE(reqs.size() == 1);
+    CHECK(reqs[0].find("[\"Authorization\", \"token channel-SECRET-value\"]") != std::string::npos);
+    CHECK(reqs[0].find("channel-token") == std::string::npos);
+    CHECK(p.log_has("allowed BROKER gh GET localhost:" + std::to_string(up.port()) + " /status/200 status=200"));
+    CHECK(p.log().find("SECRET") == std::string::npos);
+}
+
+TEST_CASE("channel: a broker listener the command line does not match gets TNC_FAILED")
+{
+    REQUIRE_NETNS();
+    Netns ns;
+    auto broker_args = [](int secrets) {
+        return std::vector<std::string>{"--broker-port", "3129", "--broker-secrets", std::to_string(secrets),
+                                        "--broker-allow", "a.test", "--capability", "a=a.test:443"};
+    };
+    SUBCASE("no broker listener")
+    {
+        int secrets = broker::secrets_memfd("t", {"v"});
+        ChannelProxy p(broker_args(secrets), {secrets});
+        close(secrets);
+        expect_failure(p, {}, TNC_FAILED, "the sandbox sent no listener for --broker-port 3129", 1);
+    }
+    SUBCASE("a proxy listener on the broker's port")
+    {
+        int secrets = broker::secrets_memfd("t", {"v"});
+        ChannelProxy p(broker_args(secrets), {secrets});
+        close(secrets);
+        expect_failure(p, {{TNC_PROXY, 3129, ns.listen(3129)}}, TNC_FAILED,
+                       "the sandbox sent a proxy listener for port 3129, which --proxy-port does not name", 1);
+    }
+    SUBCASE("a broker listener nobody named")
+    {
+        ChannelProxy p({"--relay", "5000"});
+        expect_failure(p, {{TNC_RELAY, 5000, ns.listen(5000)}, {TNC_BROKER, 3129, ns.listen(3129)}},
+                       TNC_FAILED, "the sandbox sent a broker listener for port 3129, which --broker-port does not name", 1);
+    }
+    SUBCASE("bad secrets are answered on the channel")
+    {
+        int secrets = broker::secrets_memfd("t", {});
+        ChannelProxy p(broker_args(secrets), {secrets});
+        close(secrets);
+        expect_failure(p, {{TNC_BROKER, 3129, ns.listen(3129)}}, TNC_FAILED,
+                       "--broker-secrets: 1 records, expected 2", 78);
     }
 }

@@ -69,7 +69,7 @@ TEST_CASE("config channel: refusals")
         a.insert(a.end(), more.begin(), more.end());
         return error_of(a);
     };
-    CHECK(with({}) == "--channel needs at least one of --proxy-port, --relay, --expose");
+    CHECK(with({}) == "--channel needs at least one of --proxy-port, --broker-port, --relay, --expose");
     CHECK(with({"--proxy-port", "3128"}) == "no --allow: the proxy would refuse everything");
     CHECK(with({"--relay", "1", "--allow", "a.test"}) ==
           "--allow needs --proxy-port: there is no HTTP proxy to apply it to");

@@ -226,3 +226,43 @@ TEST_CASE("confine channel: a listener received with SCM_RIGHTS is accepted on u
     REQUIRE(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
 }
+
+TEST_CASE("confine broker: capability ports are reachable and lookups only for names")
+{
+    if (!landlock_net_available()) {
+        MESSAGE("Landlock ABI < 4 on this kernel: skipped");
+        return;
+    }
+    unsigned cap = 0, other = 0;
+    int l1 = listen_loopback(&cap), l2 = listen_loopback(&other);
+    tproxy::Config cfg;
+    tproxy::ListenAddr la{};
+    cfg.broker.listen = la;
+    tproxy::Capability c;
+    c.name = "a";
+    c.host = {"127.0.0.1", tproxy::HostKind::V4Literal};
+    c.port = cap;
+    cfg.broker.caps = {c};
+    REQUIRE_FALSE(cfg.http_proxy());
+    int status = in_confined_child(cfg, [&] {
+        if (connect_loopback(cap) != 0)
+            return 1;
+        if (connect_loopback(other) != EACCES)
+            return 2;
+        if (open("/etc/hosts", O_RDONLY) >= 0 || errno != EACCES)
+            return 3;  // literal hosts only: nothing is looked up
+        return 0;
+    });
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    cfg.broker.caps[0].host = {"localhost", tproxy::HostKind::Name};
+    status = in_confined_child(cfg, [&] {
+        if (open("/etc/hosts", O_RDONLY) < 0)
+            return 1;
+        return connect_loopback(cap) == 0 ? 0 : 2;
+    });
+    close(l1);
+    close(l2);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+}

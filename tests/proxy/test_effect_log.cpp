@@ -82,3 +82,34 @@ TEST_CASE("config: --effect-log and --run-id")
     CHECK(error_of({"--listen", "127.0.0.1:3128", "--allow", "a.test", "--effect-log", "2", "--run-id",
                     "00ff00ff00ff00ff", "--run-id", "00ff00ff00ff00ff"}) == "--run-id given twice");
 }
+
+TEST_CASE("effect log: a broker exchange names the capability the path and the bytes")
+{
+    tproxy::BrokerEvent e{"allow", "gh", "GET", "api.github.com", 443, "/repos/a", 200, 12, 3456,
+                          true, "", ""};
+    std::string s = kLog.format(e, 1735689599, 5000);
+    REQUIRE(s.back() == '\n');
+    s.pop_back();
+    CHECK_MESSAGE(tartaros::test::JsonChecker(s).document(), s);
+    const std::string head =
+        "{\"time\":\"2024-12-31T23:59:59.000005Z\",\"run\":\"0123456789abcdef\",\"by\":\"proxy\",\"event\":\"broker\",";
+    CHECK(s == head + "\"decision\":\"allow\",\"capability\":\"gh\",\"method\":\"GET\",\"host\":\"api.github.com\","
+                      "\"port\":443,\"path\":\"/repos/a\",\"status\":200,\"bytes_up\":12,\"bytes_down\":3456,"
+                      "\"complete\":true}");
+    e.complete = false;
+    e.reason = "upstream-failed";
+    e.detail = "the upstream ended the response early";
+    CHECK(kLog.format(e, 1735689599, 5000).find("\"complete\":false,\"reason\":\"upstream-failed\",\"detail\":"
+                                                "\"the upstream ended the response early\"}") != std::string::npos);
+}
+
+TEST_CASE("effect log: a broker refusal before the capability is known has nulls")
+{
+    tproxy::BrokerEvent e{"deny", "", "", "", 0, "", 401, 0, 0, true, "missing-token", "no X-Broker-Auth header"};
+    std::string s = kLog.format(e, 1735689599, 5000);
+    s.pop_back();
+    CHECK_MESSAGE(tartaros::test::JsonChecker(s).document(), s);
+    CHECK(s.find("\"decision\":\"deny\",\"capability\":null,\"method\":null,\"host\":null,\"port\":null,"
+                 "\"path\":null,\"status\":401,\"bytes_up\":0,\"bytes_down\":0,\"reason\":\"missing-token\","
+                 "\"detail\":\"no X-Broker-Auth header\"}") != std::string::npos);
+}
