@@ -39,6 +39,8 @@ struct run_ctx {
     bool mediate_connect;       /* mediate the command's connect() calls (mediator.h) */
     bool deny_events;           /* the effect log records denied system calls (deny_events.h) */
     bool share_terminal;        /* the command stays in the caller's session (init.cpp) */
+    bool broker;                /* the credential broker runs: it needs the network namespace
+                                   and the mount layer (its credentials directory) */
     run_limits *limits;         /* cgroup, rlimits and timeout of the run (run_limits.h) */
 
     struct exit_notice *exit_notice;  /* shared by the supervisor and init; NULL = none */

@@ -221,6 +221,8 @@ void installed_list(jsonl::line &l, const run_ctx *ctx)
                 jsonl::item_str(l, "local_ports");
             if (net->modes & TP_NET_EXPOSE)
                 jsonl::item_str(l, "expose_ports");
+            if (ctx->broker)
+                jsonl::item_str(l, "credential_broker");
         }
         installed_limits(l, ctx);
     }

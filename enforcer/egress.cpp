@@ -17,6 +17,7 @@
 #include "netns.h"
 #include "raw.h"
 #include "report.h"
+#include "secrets.h"
 
 namespace {
 
@@ -26,7 +27,8 @@ constexpr const char kProxyName[] = "tartaros-proxy";
 struct proxy_start {
     const char *path;
     char **argv;
-    int inherit[1 + 256];  /* fds that must survive the exec */
+    int inherit[3 + 256];  /* fds that must survive the exec: the channel, the log, the broker's
+                              secrets and one per exposed port (the plan reader's limit) */
     int inherit_count;
     pid_t supervisor;
     long exec_result;      /* set by the child when execve fails */
@@ -89,6 +91,8 @@ void push_proxy_args(arg_list *a, const tp_plan *plan)
     static const char *const kFlag[] = {nullptr, "--allow", "--deny", "--host"};
     for (uint32_t i = 0; i < plan->net_name_count; i++) {
         const tp_net_name *n = &plan->net_names[i];
+        if (n->kind == TP_NAME_BROKER_HOST)
+            continue;  /* the broker's (push_broker_args) */
         const char *name = tp_plan_str(plan, n->name);
         push2(a, kFlag[n->kind], n->kind == TP_NAME_PIN ? arena_concat3(name, "=", tp_plan_str(plan, n->address)) : name);
     }
@@ -99,15 +103,55 @@ void push_proxy_args(arg_list *a, const tp_plan *plan)
     push2(a, "--ports", ports);
 }
 
+/* --capability NAME=HOST:PORT and its --cap-* flags; an IPv6 literal in brackets. */
+void push_capability(arg_list *a, const tp_plan *plan, const tp_broker_cap *cap)
+{
+    const char *host = tp_plan_str(plan, cap->host);
+    if (strchr(host, ':') != nullptr)
+        host = arena_concat3("[", host, "]");
+    const char *target = arena_concat3(host, ":", number(cap->port));
+    push2(a, "--capability", arena_concat3(tp_plan_str(plan, cap->name), "=", target));
+    push2(a, "--cap-header", tp_plan_str(plan, cap->header));
+    push2(a, "--cap-format", tp_plan_str(plan, cap->value_format));
+    if (cap->methods.len > 0)
+        push2(a, "--cap-methods", tp_plan_str(plan, cap->methods));
+    if (cap->path_prefixes.len > 0)
+        push2(a, "--cap-path-prefixes", tp_plan_str(plan, cap->path_prefixes));
+}
+
+/* The broker's flags (the values travel in the sealed memfd `secrets`, never here). */
+void push_broker_args(arg_list *a, const tp_plan *plan, int secrets)
+{
+    const tp_broker *b = plan->broker;
+    push2(a, "--broker-port", number(b->port));
+    push2(a, "--broker-secrets", number((unsigned long)secrets));
+    push2(a, "--broker-auth-header", tp_plan_str(plan, b->auth_header));
+    for (uint32_t i = 0; i < plan->net_name_count; i++)
+        if (plan->net_names[i].kind == TP_NAME_BROKER_HOST)
+            push2(a, "--broker-allow", tp_plan_str(plan, plan->net_names[i].name));
+    if (b->flags & TP_BROKER_ALLOW_INTERNAL)
+        push(a, "--broker-allow-internal");
+    if (b->ca_file.len > 0)
+        push2(a, "--broker-ca-file", tp_plan_str(plan, b->ca_file));
+    for (uint32_t i = 0; i < plan->broker_cap_count; i++)
+        push_capability(a, plan, &plan->broker_caps[i]);
+}
+
 /* The proxy's command line (proxy/config.h, channel mode). */
 char **proxy_argv(const run_ctx *ctx, const char *path, int channel)
 {
     const tp_plan *plan = ctx->plan;
-    arg_list a = {(char **)arena_alloc((12 + 2 * (size_t)(plan->net_name_count + plan->net_port_count)) * sizeof(char *)), 0};
+    size_t slots = 24 + 2 * (size_t)(plan->net_name_count + plan->net_port_count) + 10 * (size_t)plan->broker_cap_count;
+    arg_list a = {(char **)arena_alloc(slots * sizeof(char *)), 0};
     push(&a, path);
     push2(&a, "--channel", number((unsigned long)channel));
     if (plan->network->modes & TP_NET_PROXY)
         push_proxy_args(&a, plan);
+    if (ctx->broker) {
+        int secrets = secrets_memfd();
+        g_start.inherit[g_start.inherit_count++] = secrets;
+        push_broker_args(&a, plan, secrets);
+    }
     for (uint32_t i = 0; i < plan->net_port_count; i++) {
         const tp_net_port *p = &plan->net_ports[i];
         if (p->kind == TP_PORT_LOCAL)
@@ -174,7 +218,10 @@ void spawn_proxy(const run_ctx *ctx, int proxy_end)
 void egress_start(run_ctx *ctx)
 {
     ctx->net_channel = -1;
-    if (ctx->plan->network == nullptr)
+    const tp_network *net = ctx->plan->network;
+    /* A plan whose only network mode is the broker, and the broker lost (preflight): nothing
+     * to relay, so no proxy. */
+    if (net == nullptr || ((net->modes & ~TP_NET_BROKER) == 0 && !ctx->broker))
         return;
     if (!(ctx->clone_flags & CLONE_NEWNET)) {
         warn("not relayed: the plan's network modes need the private network namespace this host refused; "

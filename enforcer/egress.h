@@ -6,7 +6,8 @@
  * sandbox side of the channel closes. It is started before the sandbox so that its start-up
  * (dynamic loading, its own Landlock and seccomp) runs on the other CPU while init builds the
  * mount tree; init's half (listeners.h) hands it the listeners and waits for its "ready".
- * Protocol: ir/net_channel.h.
+ * Protocol: ir/net_channel.h. With the credential broker, the proxy also inherits the sealed
+ * memfd of its secrets (secrets.h, ir/broker_secrets.h); its command line holds only names.
  */
 #pragma once
 
@@ -15,7 +16,8 @@
 /* Supervisor, before init is cloned. With a network section in the plan and a network
  * namespace to put it in: finds tartaros-proxy next to tartaros-exec, makes the channel
  * (ctx->net_channel: init's end), listens on the host's 127.0.0.1:PORT for each exposed port
- * and starts the proxy. Any failure is a start-up failure (125) before anything else ran. */
+ * and starts the proxy (not when the broker, lost, was all there was to serve). Any failure
+ * is a start-up failure (125) before anything else ran. */
 void egress_start(run_ctx *ctx);
 
 /* Supervisor, once init is cloned: its copy of init's end must go, or the proxy would never

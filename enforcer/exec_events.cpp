@@ -24,10 +24,71 @@ constexpr int kAtFdcwd = -100;
 char g_line[kLineBytes];
 char g_text[kStringBytes];
 char g_where[4096];
+/* exec_events_hide: the token's fingerprint, never the token (the supervisor, which shares
+ * this memory, forgets the token once init has written it). A Rabin-Karp hash modulo the
+ * Mersenne prime 2^61-1 with a random base: 61 bits of a 256-bit token are no copy of it, and
+ * a window of an argument that matches by chance (probability ~2^-61 per window) only gets
+ * starred. */
+constexpr uint64_t kPrime = (1ull << 61) - 1;
+struct {
+    uint64_t hash;      /* of the token */
+    uint64_t base;      /* random, in [2^20, 2^61 - 2] */
+    uint64_t top;       /* base^(len-1) mod kPrime: what the byte leaving the window weighs */
+    size_t len;         /* 0: nothing hidden */
+} g_hidden;
 
 long rsys(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0)
 {
     return raw_syscall6(nr, a, b, c, d, e, f);
+}
+
+uint64_t mulmod(uint64_t a, uint64_t b)
+{
+    unsigned __int128 x = (unsigned __int128)a * b;
+    uint64_t r = (uint64_t)(x & kPrime) + (uint64_t)(x >> 61);  /* < 2^62: one more fold */
+    r = (r & kPrime) + (r >> 61);
+    return r >= kPrime ? r - kPrime : r;
+}
+
+uint64_t addmod(uint64_t a, uint64_t b)
+{
+    uint64_t r = a + b;  /* both < 2^61: no overflow */
+    return r >= kPrime ? r - kPrime : r;
+}
+
+/* Hash of `len` bytes at `s`. */
+uint64_t fingerprint(const char *s, size_t len)
+{
+    uint64_t h = 0;
+    for (size_t i = 0; i < len; i++)
+        h = addmod(mulmod(h, g_hidden.base), (unsigned char)s[i]);
+    return h;
+}
+
+/* Stars over every window of g_text[0, len) whose fingerprint is the token's. */
+void hide_token(size_t len)
+{
+    const size_t n = g_hidden.len;
+    if (n == 0 || len < n)
+        return;
+    uint64_t h = fingerprint(g_text, n);
+    size_t i = 0;  /* the window is g_text[i, i + n) */
+    for (;;) {
+        if (h == g_hidden.hash) {
+            for (size_t k = 0; k < n; k++)
+                g_text[i + k] = '*';
+            i += n;
+            if (i + n > len)
+                return;
+            h = fingerprint(g_text + i, n);
+            continue;
+        }
+        if (i + n >= len)
+            return;
+        uint64_t leaving = mulmod((unsigned char)g_text[i], g_hidden.top);
+        h = addmod(mulmod(addmod(h, kPrime - leaving), g_hidden.base), (unsigned char)g_text[i + n]);
+        i++;
+    }
 }
 
 /* `len` bytes of process `pid` at `remote`, never across a page the caller did not ask for
@@ -50,10 +111,13 @@ long read_string(uint32_t pid, uint64_t remote)
         if (n <= 0)
             return -1;
         for (size_t i = got; i < got + (size_t)n; i++)
-            if (g_text[i] == '\0')
+            if (g_text[i] == '\0') {
+                hide_token(i);
                 return (long)i;
+            }
         got += (size_t)n;
     }
+    hide_token(got);
     return (long)got;
 }
 
@@ -143,6 +207,20 @@ bool argv_field(jsonl::line &l, uint32_t pid, uint64_t argv)
 }
 
 }  // namespace
+
+void exec_events_hide(const char *token, size_t len)
+{
+    uint64_t random = 0;
+    if (token == nullptr || len < 16 ||
+        rsys(SYS_getrandom, (long)&random, sizeof random, 0) != (long)sizeof random)
+        return;
+    g_hidden.base = (1ull << 20) + random % (kPrime - 1 - (1ull << 20));
+    g_hidden.hash = fingerprint(token, len);
+    g_hidden.top = 1;
+    for (size_t i = 1; i < len; i++)
+        g_hidden.top = mulmod(g_hidden.top, g_hidden.base);
+    g_hidden.len = len;
+}
 
 bool exec_event_syscall(int nr)
 {

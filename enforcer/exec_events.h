@@ -14,7 +14,17 @@
  */
 #pragma once
 
+#include <stddef.h>
+
 #include "kuapi.h"
+
+/* Init, before the mediator starts and before the token is wiped: the broker's token (`len`
+ * bytes; only a fingerprint is kept). A logged path or argument shows each occurrence of it as
+ * '*'s, so an agent
+ * that passes the token on a command line (`curl -H "X-Broker-Auth: $(cat …)"`) does not put
+ * it in the log. Tokens shorter than 16 bytes are not hidden: stars would mark every match
+ * of a short string in unrelated arguments. */
+void exec_events_hide(const char *token, size_t len);
 
 /* Whether the exec filter notifies system call `nr`. */
 bool exec_event_syscall(int nr);

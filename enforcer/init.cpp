@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec_events.h"
 #include "exit_notice.h"
 #include "landlock.h"
 #include "launch.h"
@@ -23,6 +24,7 @@
 #include "raw.h"
 #include "report.h"
 #include "run_limits.h"
+#include "secrets.h"
 #include "signals.h"
 
 namespace {
@@ -214,6 +216,12 @@ void init_main(run_ctx *ctx, int release_fd, int status_fd)
         mounts_build(tree);
         return_to(cwd);
     }
+    if (ctx->log_path != nullptr) {
+        size_t token_len = 0;
+        const char *token = secrets_token(&token_len);
+        exec_events_hide(token, token_len);
+    }
+    secrets_forget_token();  /* in the credentials directory now, if anywhere */
     mediator_prepare(ctx, launch.pid > 0);
     /* Built while the early command may still be making the network namespace. */
     int ruleset = landlock_build(ctx);

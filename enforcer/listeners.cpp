@@ -44,13 +44,17 @@ void add(listener_set *set, uint16_t port, uint8_t kind)
     set->hello.count = set->count;
 }
 
-/* The plan reader bounds the count by TNC_MAX_LISTENERS. */
-void make_listeners(const tp_plan *plan, listener_set *set)
+/* The plan reader bounds the count by TNC_MAX_LISTENERS. The broker's only when it runs:
+ * the proxy was started with --broker-port exactly then (egress.cpp). */
+void make_listeners(const run_ctx *ctx, listener_set *set)
 {
+    const tp_plan *plan = ctx->plan;
     set->count = 0;
     set->hello = {TNC_HELLO_MAGIC, 0};
     if (plan->network->modes & TP_NET_PROXY)
         add(set, plan->network->proxy_port, TNC_PROXY);
+    if (ctx->broker)
+        add(set, plan->broker->port, TNC_BROKER);
     for (uint32_t i = 0; i < plan->net_port_count; i++)
         if (plan->net_ports[i].kind == TP_PORT_LOCAL)
             add(set, plan->net_ports[i].port, TNC_RELAY);
@@ -170,7 +174,7 @@ void listeners_hand_over(const run_ctx *ctx)
     if (ctx->net_channel < 0)
         return;
     listener_set set;
-    make_listeners(plan, &set);
+    make_listeners(ctx, &set);
     send_listeners(ctx->net_channel, &set);
     await_ready(ctx->net_channel);
     if (plan->network->modes & TP_NET_EXPOSE)

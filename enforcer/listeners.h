@@ -10,9 +10,9 @@
 #include "context.h"
 
 /* Init, in the private network namespace with its loopback up, before the command runs:
- * binds 127.0.0.1:PORT for the proxy and each local port, hands the listeners to the proxy,
- * waits for its answer (a refusal it reports is exit 78, any other failure 125), and starts
- * the socket factory when the plan exposes ports. Without a network section: nothing. */
+ * binds 127.0.0.1:PORT for the proxy, the broker and each local port, hands the listeners to
+ * the proxy, waits for its answer (a refusal it reports is exit 78, any other failure 125),
+ * and starts the socket factory when the plan exposes ports. Without a proxy: nothing. */
 void listeners_hand_over(const run_ctx *ctx);
 
 /* Init, when the network namespace was lost: closes its end of the channel, so the proxy,

@@ -17,6 +17,9 @@ void step_dev(mount_tree *t, const tp_mount *m, captured_source *c);
 void step_proc(mount_tree *t, const tp_mount *m);
 void step_tmpfs(mount_tree *t, const tp_mount *m);
 
+/* credentials.cpp: the TMPFS step with TP_MNTF_CREDENTIALS, the broker's token inside. */
+void step_credentials(mount_tree *t, const tp_mount *m);
+
 /* plan_guard.cpp: after the last step, the plan file this run reads is made read-only where
  * the sandbox could otherwise write it, and the effect log is hidden wherever it is visible. */
 void protect_running_plan(mount_tree *t);

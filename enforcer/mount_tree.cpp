@@ -51,7 +51,7 @@ const char *mount_step_label(const tp_mount *m)
     case TP_MNT_PROC:
         return "isolate_proc";
     case TP_MNT_TMPFS:
-        return "private_tmp";
+        return (m->flags & TP_MNTF_CREDENTIALS) ? "the broker's credentials directory" : "private_tmp";
     default:
         return "a mount step";
     }

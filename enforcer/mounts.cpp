@@ -153,7 +153,7 @@ void run_step(mount_tree *t, uint32_t i)
     case TP_MNT_PROC:
         return step_proc(t, m);
     case TP_MNT_TMPFS:
-        return step_tmpfs(t, m);
+        return (m->flags & TP_MNTF_CREDENTIALS) ? step_credentials(t, m) : step_tmpfs(t, m);
     default:
         return;  /* unreachable: preflight refused unknown operations */
     }

@@ -20,6 +20,7 @@
 #include "report.h"
 #include "run_limits.h"
 #include "seccomp.h"
+#include "secrets.h"
 #include "syscalls.h"
 
 namespace {
@@ -122,6 +123,8 @@ void check_plan(const run_ctx *ctx)
         check_mount_step(ctx, i);
     if (plan->mount_count > 0 && !(plan->ns && (plan->ns->flags & TP_NS_MOUNT)))
         invalid_plan(ctx, "%u mount steps but no mount namespace", plan->mount_count);
+    if (plan->broker && !(plan->ns && (plan->ns->flags & TP_NS_NET)))
+        invalid_plan(ctx, "a credential broker but no network namespace");
     if (plan->ns && plan->ns->hostname.len > kHostNameMax)
         invalid_plan(ctx, "hostname longer than %zu bytes", kHostNameMax);
     for (uint32_t i = 0; i < plan->landlock_path_count; i++) {
@@ -220,6 +223,24 @@ void lose_effect_log_guarantees(const run_ctx *ctx, loss_list *losses, const cha
     add_loss(losses, true, kMediatedEvents, "connect mediation", why);
 }
 
+bool broker_required(const tp_plan *plan)
+{
+    return (plan->broker_section_flags & TP_SECF_REQUIRED) || ns_required(plan, TP_NS_NET);
+}
+
+/* The broker runs only with both of what it stands on: its listener is inside the network
+ * namespace and its token reaches the agent only through the credentials directory, a mount.
+ * Lost here, it is not started and its secrets are never read (secrets.h); lost once the
+ * proxy has them (clone refused the namespaces, or init's unshare failed), the proxy gets no
+ * listener and exits, and no credentials directory is made. */
+void lose_broker(run_ctx *ctx, loss_list *losses, const char *needs, const char *why)
+{
+    if (!ctx->broker)
+        return;
+    add_loss(losses, broker_required(ctx->plan), "the credential broker", needs, why);
+    ctx->broker = false;
+}
+
 /* One loss per kind of mount step: the mount layer is gone as a whole. */
 void lose_mount_layer(run_ctx *ctx, loss_list *losses, const char *why)
 {
@@ -229,6 +250,7 @@ void lose_mount_layer(run_ctx *ctx, loss_list *losses, const char *why)
         add_loss(losses, mount_step_required(plan, m), mount_step_label(m), "a mount namespace", why);
     }
     lose_effect_log_guarantees(ctx, losses, why);
+    lose_broker(ctx, losses, "a mount namespace", why);
     ctx->mount_layer = false;
 }
 
@@ -241,6 +263,8 @@ void lose_namespaces(run_ctx *ctx, loss_list *losses, unsigned long lost, const 
     for (const ns_kind &ns : kNamespaces)
         if ((lost & ns.clone_flag) && plan->ns && (plan->ns->flags & ns.plan_flag))
             add_loss(losses, ns_required(plan, ns.plan_flag), ns.what, ns.needs, why);
+    if (lost & CLONE_NEWNET)
+        lose_broker(ctx, losses, "a network namespace", why);
     ctx->clone_flags &= ~lost;
     ctx->pid_ns = (ctx->clone_flags & CLONE_NEWPID) != 0;
 }
@@ -285,6 +309,7 @@ void decide_namespaces(run_ctx *ctx, loss_list *losses)
         ctx->clone_flags |= CLONE_NEWUSER;  /* an unprivileged caller needs it for any other */
     ctx->mount_layer = (ctx->clone_flags & CLONE_NEWNS) && plan->mount_count > 0;
     ctx->pid_ns = (ctx->clone_flags & CLONE_NEWPID) != 0;
+    ctx->broker = plan->broker != nullptr;  /* check_plan: with its network namespace */
     /* Whether user namespaces are allowed is learned from clone itself (degrade_namespaces):
      * the sysctls are read only to explain a refusal. */
     if (ctx->mount_layer && !kernel_has_mount_api())
@@ -375,6 +400,7 @@ void preflight(run_ctx *ctx)
     decide_mediation(ctx, &losses);
     decide_effect_log(ctx, &losses);
     decide_limits(ctx, &losses);
+    secrets_read(ctx);  /* refuses a bad variable before any warning is printed */
     settle(ctx, &losses);
     decide_terminal(ctx);
 }

@@ -16,6 +16,7 @@
 #include "report.h"
 #include "run_limits.h"
 #include "seccomp.h"
+#include "secrets.h"
 #include "signals.h"
 #include "syscalls.h"
 
@@ -56,7 +57,10 @@ void env_set(env_list *env, const char *name, const char *value)
         env->count++;
 }
 
-/* Starts empty (or from the launcher's environment) and applies the plan's PASS/SET. */
+/* Starts empty (or from the launcher's environment) and applies the plan's PASS/SET. The
+ * broker's token_env and value_env never pass, however named: the supervisor has already
+ * removed them (secrets.h), and the compiler refuses them in passthrough and set, but the
+ * command's environment is where they would do harm, so they are checked here once more. */
 char **build_environment(const tp_plan *plan)
 {
     bool inherit = plan->exec && (plan->exec->flags & TP_EXEC_INHERIT_ENV);
@@ -64,14 +68,16 @@ char **build_environment(const tp_plan *plan)
     env_list env;
     env.vars = (char **)arena_alloc((inherited + plan->env_count + 1) * sizeof(char *));
     env.count = 0;
-    for (size_t i = 0; i < inherited; i++)
-        if (strchr(environ[i], '=') != nullptr)
+    for (size_t i = 0; i < inherited; i++) {
+        const char *eq = strchr(environ[i], '=');
+        if (eq != nullptr && !secrets_is_name(plan, environ[i], (size_t)(eq - environ[i])))
             env.vars[env.count++] = environ[i];
+    }
     for (uint32_t i = 0; i < plan->env_count; i++) {
         const tp_env *e = &plan->env[i];
         const char *name = tp_plan_str(plan, e->name);
         const char *value = e->op == TP_ENV_SET ? tp_plan_str(plan, e->value) : getenv(name);
-        if (value != nullptr)
+        if (value != nullptr && !secrets_is_name(plan, name, e->name.len))
             env_set(&env, name, value);
     }
     env.vars[env.count] = nullptr;

@@ -23,6 +23,7 @@
 #include "raw.h"
 #include "report.h"
 #include "run_limits.h"
+#include "secrets.h"
 #include "signals.h"
 #include "syscalls.h"
 
@@ -191,6 +192,8 @@ int run_supervisor(run_ctx *ctx)
     ctx->exit_notice = exit_notice_create();
     limits_create_cgroup(ctx);
     egress_start(ctx);
+    /* The proxy has its secrets: no process cloned from here on may find them (secrets.h). */
+    secrets_forget_launcher(ctx->plan);
     signals_block_forwarded();
     pid_t init = spawn_init(ctx, release, status);
     egress_release_sandbox_end(ctx);
@@ -215,6 +218,7 @@ int run_supervisor(run_ctx *ctx)
     sandbox_outcome outcome = {};
     read_sandbox_outcome(status.read_end, &outcome);
     raw_close(status.read_end);
+    secrets_forget_token();  /* the sandbox side has started (or failed): init is done with it */
     limits_protect_supervisor(ctx, init);
     /* The command runs. Once init posts its exit code, return it without waiting for init's
      * namespaces to be torn down (as bubblewrap does): init is exiting, which kills whatever

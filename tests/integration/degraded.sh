@@ -5,6 +5,8 @@
 # and Landlock still keeps denied files unreadable and the tree outside the roots read-only.
 # Without a network namespace, Landlock denies TCP connect and bind instead.
 # With --strict the same run is a refusal: exit 78, one line, the command never starts.
+# The credential broker, which needs the network namespace and the mount layer, is then not
+# started: a warning names it, the agent finds neither its listener nor a token.
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
 
@@ -18,13 +20,14 @@ read_denies = ["secret"]
 EOF
 compile "$T/policy.toml" "$T/plan" || it_finish
 
-# no_userns [--strict] CMD...: tartaros-exec on the plan, as uid 65534, user namespaces off.
+# no_userns [--strict] CMD...: tartaros-exec on the plan ($NO_USERNS_PLAN, default $T/plan),
+# as uid 65534, user namespaces off.
 no_userns() {
     local strict=()
     [ "$1" = --strict ] && strict=(--strict) && shift
     capture_as bwrap --ro-bind / / --dev /dev --proc /proc --bind "$T" "$T" \
         --unshare-user --uid 65534 --gid 65534 --disable-userns -- \
-        "$EXEC" "${strict[@]}" "$T/plan" -- "$@"
+        "$EXEC" "${strict[@]}" "${NO_USERNS_PLAN:-$T/plan}" -- "$@"
 }
 
 section "control: bubblewrap really takes user namespaces away"
@@ -141,6 +144,36 @@ no_userns /usr/bin/python3 "$T/tcp.py" "$tcp_port"
 expect_rc 0 "the degraded run ran"
 expect connect EACCES "degraded: TCP connect to the host is refused (Landlock TCP layer)"
 expect bind EACCES "degraded: TCP bind is refused (Landlock TCP layer)"
+
+section "the credential broker is not started without its namespaces"
+cat >"$T/broker.toml" <<EOF
+version = 1
+[filesystem]
+writable_roots = ["ws"]
+[broker]
+allowed_hosts = ["localhost"]
+[[broker.capability]]
+name = "api"
+host = "localhost"
+value_env = "IT_BROKER_SECRET"
+EOF
+compile "$T/broker.toml" "$T/broker.plan" || it_finish
+IT_ENV=(IT_BROKER_SECRET=it-degraded-value)
+# shellcheck disable=SC2016  # expanded by the sandbox's shell
+NO_USERNS_PLAN=$T/broker.plan no_userns /bin/sh -c '
+test -e /run/credentials/tartaros && echo creds=present || echo creds=absent
+curl -sS --max-time 5 "$TARTAROS_BROKER_URL/api/x" >/dev/null 2>&1 && echo broker=reached || echo broker=unreachable
+env | grep -c IT_BROKER_SECRET | sed "s/^/env_secret=/"'
+expect_rc 0 "the degraded run ran"
+check_eq "stderr is one line" 1 "$(line_count "$ERR")"
+check_match "the warning names the broker" '^tartaros: warning: not enforced: .*the credential broker.*clone\(CLONE_NEWUSER\) failed' "$ERR"
+expect creds absent "no credentials directory"
+expect broker unreachable "no broker listens"
+expect env_secret 0 "the value's variable is not passed"
+NO_USERNS_PLAN=$T/broker.plan no_userns --strict /bin/sh -c "touch $T/ws/ran-broker"
+IT_ENV=()
+expect_rc 78 "--strict refuses the broker plan"
+check_not "nothing ran" test -e "$T/ws/ran-broker"
 
 section "with --strict: a refusal, and nothing ran"
 no_userns --strict /bin/sh -c "echo RAN; touch $T/ws/ran"

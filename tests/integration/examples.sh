@@ -1,11 +1,14 @@
 #!/bin/bash
-# The shipped examples work as documented: examples/agent.toml and examples/strict.toml
-# compile, and under each (with --strict) an agent's ordinary work succeeds in a git
-# project while its credentials stay unreadable and its hooks unwritable. Network: agent.toml
-# announces its proxy and the proxy refuses a name it does not allow; strict.toml grants no
-# network at all; under neither does `curl --noproxy '*'` reach a server on the host's
-# 127.0.0.1 that answers it outside. Nothing here needs the internet: no allowed name is ever
-# expected to answer.
+# The shipped examples work as documented: examples/agent.toml, examples/strict.toml and
+# examples/broker.toml compile, and under each (with --strict) an agent's ordinary work
+# succeeds in a git project while its credentials stay unreadable and its hooks unwritable.
+# Network: agent.toml and broker.toml announce their proxy and the proxy refuses a name they
+# do not allow; strict.toml grants no network at all; under none does `curl --noproxy '*'`
+# reach a server on the host's 127.0.0.1 that answers it outside. broker.toml runs with
+# GITHUB_TOKEN and NPM_TOKEN in the launcher's environment (as its header says): the agent
+# has its broker and token file but neither variable, and the broker refuses a method and a
+# path its capabilities do not allow. Nothing here needs the internet: no allowed name is
+# ever expected to answer.
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
 EXAMPLES=$(cd "$(dirname "$0")/../../examples" && pwd)
@@ -23,7 +26,7 @@ port=$(sed -n 's/^host=//p' "$T/.runs/services.out")
 capture_as curl -sS --max-time 10 --noproxy '*' "http://127.0.0.1:$port/control"
 check_eq "control: the host's 127.0.0.1:$port answers outside the sandbox" "host GET /control host=127.0.0.1:$port" "$OUT"
 
-for example in agent strict; do
+for example in agent strict broker; do
     section "examples/$example.toml"
     proj=$T/$example
     mkdir -p "$proj"
@@ -31,6 +34,8 @@ for example in agent strict; do
     printf '#include <stdio.h>\nint main(void) { puts("built"); return 0; }\n' >"$proj/main.c"
     IN_DIR=$proj run_as git init -q --template= "$proj" >/dev/null
     compile "$proj/policy.toml" "$T/plans/$example.plan" || continue
+    IT_ENV=()
+    [ "$example" = broker ] && IT_ENV=(GITHUB_TOKEN=it-example-github-value NPM_TOKEN=it-example-npm-value)
     IN_DIR=$proj sbx_script --strict "$T/plans/$example.plan" <<SCRIPT
 cd "$proj"
 t write sh -c 'echo work > notes.txt'
@@ -44,7 +49,13 @@ t policy sh -c 'echo "# weakened" >> policy.toml'
 t proxy_env sh -c 'echo "\$HTTPS_PROXY"'
 t refused curl -sS --max-time 10 -o /dev/null -w '%{http_code} %header{x-proxy-error}' http://example.com/
 t direct curl -sS --max-time 10 --noproxy '*' http://127.0.0.1:$port/direct
+t broker_url sh -c 'echo "\$TARTAROS_BROKER_URL"'
+t broker_token sh -c 'wc -c < "\$CREDENTIALS_DIRECTORY/broker-token"'
+t broker_vars sh -c 'env | grep -c "^\(GITHUB\|NPM\)_TOKEN=\|it-example-"'
+t broker_method sh -c 'curl -sS --max-time 10 -o /dev/null -w "%{http_code} %header{x-broker-error}" -X DELETE -H "X-Broker-Auth: \$(cat "\$CREDENTIALS_DIRECTORY/broker-token")" "\$TARTAROS_BROKER_URL/github/repos/myorg/project"'
+t broker_path sh -c 'curl -sS --max-time 10 -o /dev/null -w "%{http_code} %header{x-broker-error}" -H "X-Broker-Auth: \$(cat "\$CREDENTIALS_DIRECTORY/broker-token")" "\$TARTAROS_BROKER_URL/github/repos/otherorg/project"'
 SCRIPT
+    IT_ENV=()
     expect_rc 0 "$example: the sandbox ran"
     expect write ok "writing in the project"
     expect commit ok "git commit in the project"
@@ -56,7 +67,7 @@ SCRIPT
     expect hook 'fail\(.*' ".git/hooks is read-only"
     expect config 'fail\(.*' ".git/config is read-only"
     expect policy 'fail\(.*' "the policy file is read-only"
-    if [ "$example" = agent ]; then
+    if [ "$example" != strict ]; then
         expect proxy_env.data 'http://127\.0\.0\.1:3128' "the proxy is announced"
         expect refused.data '403 blocked-by-allowlist' "a name not allowed: 403 and the reason"
     else
@@ -64,6 +75,15 @@ SCRIPT
         expect refused 'fail\(.*' "no network granted: curl reaches nothing"
     fi
     expect direct 'fail\(.*' "curl --noproxy '*' to the host's 127.0.0.1:$port reaches nothing"
+    if [ "$example" = broker ]; then
+        expect broker_url.data 'http://127\.0\.0\.1:3129' "the broker is announced"
+        expect broker_token.data 64 "the token file holds a 64-digit token"
+        expect broker_vars.data 0 "neither GITHUB_TOKEN nor NPM_TOKEN reaches the agent"
+        expect broker_method.data '405 method-not-allowed' "DELETE is not among github's methods"
+        expect broker_path.data '403 path-not-allowed' "another organisation's repository is outside github's path_prefixes"
+    else
+        expect broker_url.data '' "no broker"
+    fi
     check "$example: the commit is in the host's repository" git -c safe.directory="*" -C "$proj" log --oneline -1
     check_not "$example: no hook was planted" test -e "$proj/.git/hooks/pre-commit"
     check_not "$example: the policy was not changed" grep -q weakened "$proj/policy.toml"
