@@ -22,16 +22,19 @@ check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The same tests with the compiler, the reader and the tests built with ASan and UBSan
-# (tartaros-exec stays static musl: sanitizers apply to glibc targets only).
+# (tartaros-exec stays static musl: sanitizers apply to glibc targets only, so it.plan_damage,
+# which runs tartaros-exec on a real plan cut at every byte and with a bit flipped in each, and
+# the compiler once, adds nothing there).
 check-sanitize: deps
 	cmake -S . -B $(BUILD)-sanitize -G Ninja -DTARTAROS_SANITIZE=ON
 	cmake --build $(BUILD)-sanitize -j $(JOBS)
-	cd $(BUILD)-sanitize && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD)-sanitize && ctest --output-on-failure -j $(JOBS) -E '^it\.plan_damage$$'
 
 bench: build
 	./bench/startup.sh $(BUILD)
 	./bench/syscalls.sh $(BUILD)
 	./bench/proxy.sh $(BUILD)
+	./bench/broker.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-sanitize
