@@ -10,6 +10,7 @@
 //    lowering, --explain) can point at the line that caused it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -174,14 +175,69 @@ inline constexpr const char *kCredentialsVariable = "CREDENTIALS_DIRECTORY";
 inline const std::vector<std::string> kBrokerReservedHeaders = {
     "host", "content-length", "transfer-encoding", "connection", "keep-alive", "te", "trailer", "upgrade", "expect"};
 
+// One `deny` rule of a .tart `syscalls` block (TOML pulls them in with `include`):
+// `deny NAME [when CONDITION and ...] [errno E | kill];`. Rules only refuse: the baseline and
+// the hardening list (compiler/seccomp_profile.h) are a floor no policy rule can lift, so there
+// is no `allow`. Where a built-in rule already decides a call, the built-in action stands; the
+// first of the policy's rules that holds decides the rest (source order).
+//
+// Invariants: nr is a syscall of the compiler's native table and name is its name; `when` is
+// sorted by arg, holds at most one condition per argument (0..5), and each condition tests the
+// low 32 bits only (TOOLCHAIN §3: the kernel reads int arguments as 32 bits, so a test on the
+// full register could be sidestepped with the high word); In/NotIn values are sorted, unique
+// and non-empty; AnyBit/NoBit hold exactly one non-zero mask; err is 1..4095 unless kill.
+struct SyscallCondition {
+    enum class Kind : uint8_t {
+        In,      // low32 is one of values           (argN == V, argN in {V, ...})
+        NotIn,   // low32 is none of values          (argN != V, argN not in {V, ...})
+        AnyBit,  // low32 & values[0] != 0           (argN & M, argN & M != 0)
+        NoBit,   // low32 & values[0] == 0           (argN & M == 0)
+    };
+    Kind kind = Kind::In;
+    uint8_t arg = 0;
+    std::vector<uint32_t> values;
+    SourcePos pos;  // the argument's name
+};
+
+struct SyscallDenyRule {
+    SourcePos pos;                  // 'deny'
+    Located<std::string> name;      // the syscall's name, at the name
+    uint32_t nr = 0;
+    std::vector<SyscallCondition> when;  // all must hold; empty: every call
+    bool kill = false;              // true: SECCOMP_RET_KILL_PROCESS; false: errno `err`
+    uint16_t err = 1;               // EPERM unless the rule says
+};
+
+// At most this many rules; the filter must still fit the kernel's 4096 instructions (the
+// lowering checks that too).
+inline constexpr size_t kMaxSyscallRules = 256;
+
+struct SyscallPolicy {
+    std::vector<SyscallDenyRule> rules;  // source order (across includes: the order files were read)
+};
+
+// A file the policy was read from. `display` is the name diagnostics and SourcePos::file use
+// (as given on the command line, or the including file's directory joined with the include's
+// string); `absolute` is where it lies (normalised).
+struct SourceFile {
+    std::string display;
+    std::string absolute;
+};
+
 struct Policy {
     std::string source_path;  // absolute path of the policy file ("" for flags-only policies)
+    // Every file read, the policy file first (sources[0].absolute == source_path), then each
+    // included .tart in the order first read; no file twice. Each is write-protected like the
+    // policy file when it lies inside a writable root, and origins in the plan name them.
+    // Empty for flags-only policies.
+    std::vector<SourceFile> sources;
     Located<int64_t> version{1, {}};
     FilesystemPolicy fs;
     ProcessPolicy process;
     NetworkPolicy network;
     EnvPolicy env;
     std::optional<BrokerPolicy> broker;  // absent: no [broker] table
+    SyscallPolicy syscalls;              // .tart `syscalls` blocks only
 };
 
 }  // namespace tartaros
