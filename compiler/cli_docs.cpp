@@ -137,10 +137,11 @@ void print_main_help(std::ostream &out) {
     print_wrapped(out, kAbout, 0);
     out << "\nCommands:\n";
     for (const Subcommand &s : subcommands()) {
+        constexpr size_t kSummaryColumn = 16;  // the longest name, print-policy, and a space
         std::string head = "  " + std::string(s.name);
-        head.resize(14, ' ');
-        const std::vector<std::string> lines = wrap(s.summary, 14);
-        out << head << lines.front().substr(14) << '\n';
+        head.resize(kSummaryColumn, ' ');
+        const std::vector<std::string> lines = wrap(s.summary, kSummaryColumn);
+        out << head << lines.front().substr(kSummaryColumn) << '\n';
         for (size_t i = 1; i < lines.size(); ++i) out << lines[i] << '\n';
     }
     out << '\n';
@@ -207,6 +208,9 @@ void print_bash_completion(std::ostream &out) {
            "    explain)\n"
            "        if [[ $cur == -* ]]; then _tartaros_words -W \"--json --help\" -- \"$cur\"\n"
            "        else _tartaros_files \"$cur\"; fi ;;\n"
+           "    print-policy)\n"
+           "        if [[ $cur == -* ]]; then _tartaros_words -W \"--help\" -- \"$cur\"\n"
+           "        else _tartaros_files \"$cur\"; fi ;;\n"
            "    lint)\n"
            "        case $prev in --format) _tartaros_words -W \"text json sarif\" -- \"$cur\" ;; *)\n"
            "            if [[ $cur == -* ]]; then _tartaros_words -W \"--format --werror --help\" -- \"$cur\"\n"
@@ -260,6 +264,7 @@ void print_zsh_completion(std::ostream &out) {
            "    compile) _arguments '(-o --output)'{-o,--output}'[the plan to write]:PLAN:_files' "
            "'(-v --verbose)'{-v,--verbose}'[also print notes]' '1:POLICY:_files' ;;\n"
            "    explain) _arguments '--json[print JSON]' '1:PLAN:_files' ;;\n"
+           "    print-policy) _arguments '1:POLICY:_files' ;;\n"
            "    lint) _arguments '--format[the report format]:FORMAT:(text json sarif)' "
            "'--werror[warnings fail too]' '*:POLICY:_files' ;;\n"
            "    completion) _values shell bash zsh ;;\n"

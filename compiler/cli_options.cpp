@@ -49,17 +49,20 @@ constexpr std::array kRunOptions = {
     RunOption{RunFlag::Log, "--log", File, "FILE", "",
               "the effect log, written by the supervisor outside the sandbox (passed to tartaros-exec)"},
     RunOption{RunFlag::Config, "--config", File, "FILE", "",
-              "a policy file (TOML) the flags are merged into, by the merge rules below"},
+              "a policy file (TOML or .tart) the flags are merged into, by the merge rules below"},
     RunOption{RunFlag::Help, "--help", None, "", "", "print this help and exit"},
 };
 
 constexpr std::array kSubcommands = {
-    Subcommand{"run", "[--strict] [FLAGS] [--config POLICY.toml] [--log FILE] -- CMD [ARGS...]",
+    Subcommand{"run", "[--strict] [FLAGS] [--config POLICY] [--log FILE] -- CMD [ARGS...]",
                "run CMD in a sandbox made from the flags and the policy file, compiled in memory"},
-    Subcommand{"compile", "POLICY.toml -o PLAN.bin [-v]",
+    Subcommand{"compile", "POLICY -o PLAN.bin [-v]",
                "check, lower and verify a policy, and write the plan atomically (as tartaros-compile)"},
     Subcommand{"explain", "PLAN.bin [--json]", "print every step of a plan, in order, with its policy line"},
-    Subcommand{"lint", "[--format text|json|sarif] [--werror] POLICY.toml...",
+    Subcommand{"print-policy", "POLICY",
+               "print a policy (TOML or .tart) as the compiler holds it, as .tart text: paths absolute, "
+               "groups expanded, the defaults it leaves alone as comments"},
+    Subcommand{"lint", "[--format text|json|sarif] [--werror] POLICY...",
                "every check of the compiler and the lint rules on each file, without writing a plan: exit 0 "
                "clean, 1 on errors (or warnings with --werror); reports as text, JSON or SARIF 2.1.0"},
     Subcommand{"completion", "bash|zsh", "print the shell completion script"},

@@ -4,9 +4,10 @@
 #include <iostream>
 
 #include "explain.h"
-#include "frontend_toml.h"
+#include "frontend.h"
 #include "lower.h"
 #include "paths.h"
+#include "print_policy.h"
 
 namespace tartaros {
 
@@ -28,7 +29,7 @@ std::optional<Policy> load_policy_file(const std::string &path, Diagnostics &dia
         print_refusal("cannot read " + path + ": " + err);
         return std::nullopt;
     }
-    std::optional<Policy> policy = parse_toml_policy_text(text, path, diags);
+    std::optional<Policy> policy = parse_policy_text(text, path, diags);
     if (!policy) report_diagnostics_failure(path, diags);
     return policy;
 }
@@ -56,6 +57,17 @@ int compile_policy_file(const std::string &policy_path, const std::string &plan_
     std::string err;
     if (!write_file_atomically(plan_path, plan, kPlanMode, err))
         return print_refusal("cannot write " + plan_path + ": " + err);
+    return kExitOk;
+}
+
+int print_policy_file(const std::string &policy_path) {
+    Diagnostics diags;
+    const std::optional<Policy> policy = load_policy_file(policy_path, diags);
+    if (!policy) return kExitRefusal;
+    diags.print(std::cerr, false);
+    std::cout << print_policy(*policy);
+    std::cout.flush();
+    if (!std::cout) return print_refusal("cannot write the policy to standard output");
     return kExitOk;
 }
 

@@ -40,6 +40,11 @@ std::vector<uint8_t> compile_policy(const Policy &policy, const std::string &pla
 // POLICY → PLAN written atomically (mode kPlanMode); warnings printed, notes when `verbose`.
 int compile_policy_file(const std::string &policy_path, const std::string &plan_path, bool verbose);
 
+// Prints the policy in `policy_path` as normalised .tart text to stdout (print_policy.h), its
+// warnings to stderr. A policy with errors prints nothing: half a policy read back would mean
+// less than the file says.
+int print_policy_file(const std::string &policy_path);
+
 // Prints the plan in `plan_path` as text or JSON to stdout.
 int explain_plan_file(const std::string &plan_path, bool json);
 

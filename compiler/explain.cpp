@@ -14,6 +14,7 @@
 #include "explain_limits.h"
 #include "explain_net.h"
 #include "json_text.h"
+#include "plan_origin.h"
 #include "plan_reader.h"
 
 namespace tartaros {
@@ -128,16 +129,7 @@ bool path_is_within(std::string_view path, std::string_view ancestor)
 // Everything explain says about a plan, read once through the reader.
 class Explainer {
 public:
-    Explainer(const tp_plan &plan, const cgroup_probe &host) : p_(plan), host_(host)
-    {
-        if (p_.meta) {
-            std::string_view path = str(p_.meta->policy_path);
-            size_t slash = path.rfind('/');
-            policy_name_ = std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-        }
-        if (policy_name_.empty())
-            policy_name_ = "policy";
-    }
+    Explainer(const tp_plan &plan, const cgroup_probe &host) : p_(plan), host_(host), names_(plan) {}
 
     void text(std::ostream &out) const;
     void json(std::ostream &out) const;
@@ -145,11 +137,14 @@ public:
 private:
     std::string_view str(tp_str s) const { return {tp_plan_str(&p_, s), s.len}; }
 
-    std::string origin_text(tp_origin o) const
+    std::string origin_text(tp_origin o) const { return names_.text(o); }
+
+    std::vector<std::string> included_files() const
     {
-        if (o.line == 0)
-            return "(default)";
-        return policy_name_ + ":" + std::to_string(o.line) + ":" + std::to_string(o.col);
+        std::vector<std::string> paths;
+        for (uint32_t k = 0; k < p_.source_count; k++)
+            paths.emplace_back(str(p_.sources[k]));
+        return paths;
     }
 
     bool landlock_grants_write_over(std::string_view path) const;
@@ -173,7 +168,7 @@ private:
 
     const tp_plan &p_;
     const cgroup_probe &host_;
-    std::string policy_name_;
+    const OriginNames names_;  // "agent.toml", "rules.tart": the policy's files by origin
 };
 
 constexpr const char *kHardening =
@@ -341,6 +336,8 @@ void Explainer::text_header(std::ostream &out) const
     out << "minimum Landlock ABI: " << h.min_landlock_abi << '\n';
     if (p_.meta) {
         out << "policy: " << printable(str(p_.meta->policy_path)) << " (version " << p_.meta->policy_version << ")\n";
+        for (uint32_t k = 0; k < p_.source_count; k++)
+            out << "  includes: " << printable(str(p_.sources[k])) << '\n';
         out << "compiler: " << printable(str(p_.meta->compiler)) << '\n';
     }
 }
@@ -454,7 +451,7 @@ void Explainer::json_origin(std::ostream &out, tp_origin o) const
         out << "null";
         return;
     }
-    out << "{\"file\":" << quote(policy_name_) << ",\"line\":" << o.line << ",\"col\":" << o.col << '}';
+    out << "{\"file\":" << quote(names_.file(o.file)) << ",\"line\":" << o.line << ",\"col\":" << o.col << '}';
 }
 
 void Explainer::json_mounts(std::ostream &out) const
@@ -525,7 +522,8 @@ void Explainer::json(std::ostream &out) const
         << ",\"min_landlock_abi\":" << h.min_landlock_abi << ",\"meta\":";
     if (p_.meta)
         out << "{\"policy_path\":" << quote(str(p_.meta->policy_path)) << ",\"compiler\":" << quote(str(p_.meta->compiler))
-            << ",\"policy_version\":" << p_.meta->policy_version << '}';
+            << ",\"policy_version\":" << p_.meta->policy_version << ",\"includes\":" << quote_list(included_files())
+            << '}';
     else
         out << "null";
 
@@ -554,7 +552,7 @@ void Explainer::json(std::ostream &out) const
     json_landlock(out);
     if (p_.seccomp) {
         out << ',';
-        explain_seccomp_json(p_, out);
+        explain_seccomp_json(p_, [this](std::ostream &o, tp_origin at) { json_origin(o, at); }, out);
     }
     out << ",{\"step\":\"exec\",\"origin\":";
     if (p_.exec)

@@ -13,8 +13,7 @@ namespace tartaros {
 void explain_network_text(const tp_plan &plan, int step, const OriginText &origin, std::ostream &out);
 
 // JSON: one object {"step":"network", ...} (no trailing separator); `origin` writes a
-// position as the other steps do.
-using OriginJson = std::function<void(std::ostream &, tp_origin)>;
+// position as the other steps do (OriginJson: explain_seccomp.h).
 void explain_network_json(const tp_plan &plan, const OriginJson &origin, std::ostream &out);
 
 }  // namespace tartaros

@@ -8,13 +8,16 @@
 
 #include "bpf_disasm.h"
 #include "json_text.h"
+#include "lint_rules_syscalls.h"
 #include "seccomp_profile.h"
+#include "seccomp_rules.h"
 #include "seccomp_verify.h"
 #include "syscall_table.h"
 
 namespace tartaros {
 namespace {
 
+using seccomp::PolicyRule;
 using seccomp::Profile;
 using seccomp::SyscallRule;
 
@@ -33,17 +36,28 @@ const std::vector<std::string> kSeccompLimits = {
     "kind) numbers 335 and 336 are paravirtual entries that no filter sees",
 };
 
-seccomp::ProfileFlags flags_of(const tp_seccomp &sc)
-{
-    return {(sc.profile & TP_SC_HARDEN) != 0, (sc.profile & TP_SC_DENY_UNIX) != 0};
-}
-
 std::string rule_label(const SyscallRule &r)
 {
     return r.name.empty() ? "#" + std::to_string(r.nr) : std::string(r.name) + " (" + std::to_string(r.nr) + ")";
 }
 
 std::string action_text(const seccomp::Action &a) { return seccomp::action_name(a.ret()); }
+
+// "(reads and rewrites ...)" for a built-in rule, "(policy rule at rules.tart:9:5)" for one the
+// policy's rule made unconditional.
+std::string rule_why(const Profile &profile, const SyscallRule &r)
+{
+    if (r.otherwise_rule >= 0)
+        return "policy rule at " + profile.policy_rules()[r.otherwise_rule].where;
+    return std::string(r.why);
+}
+
+std::string deny_text(const PolicyRule &r)
+{
+    const std::string name(seccomp::syscall_name(r.nr));
+    return "deny " + name + (r.when.empty() ? "" : " when " + seccomp::describe_tests(r.when)) + ": " +
+           action_text(r.action);
+}
 
 bool is_future(const SyscallRule &r) { return r.name.empty(); }
 
@@ -73,12 +87,30 @@ void text_rules(const Profile &profile, std::ostream &out)
             continue;
         }
         if (r.cases.empty()) {
-            out << "     " << rule_label(r) << ": " << action_text(r.otherwise) << "  (" << r.why << ")\n";
+            out << "     " << rule_label(r) << ": " << action_text(r.otherwise) << "  (" << rule_why(profile, r)
+                << ")\n";
             continue;
         }
         out << "     " << rule_label(r) << ": " << action_text(r.otherwise) << " except  (" << r.why << ")\n";
         for (const seccomp::Case &c : r.cases)
             out << "         " << action_text(c.action) << " for " << c.why << '\n';
+    }
+}
+
+// The policy's rules in policy order, each with its origin: after the built-in ones, which a
+// policy cannot lift.
+void text_policy_rules(const Profile &profile, std::ostream &out)
+{
+    const std::vector<PolicyRule> &rules = profile.policy_rules();
+    if (rules.empty())
+        return;
+    out << "   policy rules (after the baseline and hardening, which they cannot lift; the first that holds "
+           "decides):\n";
+    for (size_t i = 0; i < rules.size(); i++) {
+        out << "     " << rules[i].where << "  " << deny_text(rules[i]);
+        if (!profile.policy_rule_applies(i))
+            out << "  (never applies: " << shadow_reason(profile, i) << ")";
+        out << '\n';
     }
 }
 
@@ -100,23 +132,33 @@ std::string profile_text(const tp_seccomp &sc, const OriginText &origin)
     return text;
 }
 
-void json_origin(std::ostream &out, tp_origin o)
+void json_rule(const Profile &profile, const SyscallRule &r, std::ostream &out)
 {
-    if (o.line == 0)
-        out << "null";
-    else
-        out << "{\"line\":" << o.line << ",\"col\":" << o.col << '}';
-}
-
-void json_rule(const SyscallRule &r, std::ostream &out)
-{
+    auto index = [](int rule) { return rule < 0 ? std::string("null") : std::to_string(rule); };
     out << "{\"nr\":" << r.nr << ",\"name\":" << (r.name.empty() ? "null" : quote(r.name))
-        << ",\"action\":" << quote(action_text(r.otherwise)) << ",\"why\":" << quote(r.why)
-        << ",\"hardening\":" << (r.hardening ? "true" : "false") << ",\"cases\":[";
+        << ",\"action\":" << quote(action_text(r.otherwise)) << ",\"why\":" << quote(rule_why(profile, r))
+        << ",\"hardening\":" << (r.hardening ? "true" : "false") << ",\"policy\":" << (r.policy ? "true" : "false")
+        << ",\"policy_rule\":" << index(r.otherwise_rule) << ",\"cases\":[";
     for (size_t i = 0; i < r.cases.size(); i++)
         out << (i ? "," : "") << "{\"when\":" << quote(r.cases[i].why)
-            << ",\"action\":" << quote(action_text(r.cases[i].action)) << '}';
+            << ",\"action\":" << quote(action_text(r.cases[i].action))
+            << ",\"policy_rule\":" << index(r.cases[i].policy_rule) << '}';
     out << "]}";
+}
+
+void json_policy_rules(const tp_plan &plan, const Profile &profile, const OriginJson &origin, std::ostream &out)
+{
+    const std::vector<PolicyRule> &rules = profile.policy_rules();
+    out << "[";
+    for (size_t i = 0; i < rules.size(); i++) {
+        const PolicyRule &r = rules[i];
+        out << (i ? "," : "") << "{\"nr\":" << r.nr << ",\"name\":" << quote(seccomp::syscall_name(r.nr))
+            << ",\"when\":" << quote(seccomp::describe_tests(r.when)) << ",\"action\":" << quote(action_text(r.action))
+            << ",\"applies\":" << (profile.policy_rule_applies(i) ? "true" : "false") << ",\"origin\":";
+        origin(out, plan.syscall_rules[i].origin);
+        out << '}';
+    }
+    out << "]";
 }
 
 }  // namespace
@@ -125,12 +167,14 @@ void explain_seccomp_text(const tp_plan &plan, int step, const OriginText &origi
 {
     const tp_seccomp &sc = *plan.seccomp;
     const std::span<const tp_bpf_insn> prog(plan.seccomp_prog, plan.seccomp_insn_count);
-    const Profile profile(flags_of(sc));
+    const seccomp::ProfileSpec spec = profile_spec(plan);
+    const Profile profile(spec.flags, spec.rules);
     out << step << ". seccomp: " << prog.size() << "-instruction filter"
         << ((plan.seccomp_section_flags & TP_SECF_REQUIRED) ? " (required)" : "") << "; profile: "
         << profile_text(sc, origin) << '\n';
     out << "   " << stats_line(seccomp::filter_stats(prog, profile)) << '\n';
     text_rules(profile, out);
+    text_policy_rules(profile, out);
     for (const std::string &note : kSeccompLimits)
         out << "   - " << note << '\n';
     out << "   disassembly:\n";
@@ -138,26 +182,29 @@ void explain_seccomp_text(const tp_plan &plan, int step, const OriginText &origi
         out << "     " << line << '\n';
 }
 
-void explain_seccomp_json(const tp_plan &plan, std::ostream &out)
+void explain_seccomp_json(const tp_plan &plan, const OriginJson &origin, std::ostream &out)
 {
     const tp_seccomp &sc = *plan.seccomp;
     const std::span<const tp_bpf_insn> prog(plan.seccomp_prog, plan.seccomp_insn_count);
-    const Profile profile(flags_of(sc));
+    const seccomp::ProfileSpec spec = profile_spec(plan);
+    const Profile profile(spec.flags, spec.rules);
     const seccomp::FilterStats st = seccomp::filter_stats(prog, profile);
     out << "{\"step\":\"seccomp\",\"required\":" << ((plan.seccomp_section_flags & TP_SECF_REQUIRED) ? "true" : "false")
         << ",\"harden_syscalls\":" << ((sc.profile & TP_SC_HARDEN) ? "true" : "false") << ",\"harden_origin\":";
-    json_origin(out, sc.harden_origin);
+    origin(out, sc.harden_origin);
     out << ",\"deny_unix\":" << ((sc.profile & TP_SC_DENY_UNIX) ? "true" : "false") << ",\"deny_unix_origin\":";
-    json_origin(out, sc.deny_unix_origin);
+    origin(out, sc.deny_unix_origin);
     out << ",\"table_max_nr\":" << sc.table_max_nr << ",\"length\":" << st.length
         << ",\"worst_allowed\":" << st.worst_allowed << ",\"worst_allowed_call\":" << quote(st.worst_allowed_call)
         << ",\"worst_allowed_no_args\":" << st.worst_allowed_no_args << ",\"weighted_mean\":" << st.weighted_mean
         << ",\"rules\":[";
     for (size_t i = 0; i < profile.rules().size(); i++) {
         out << (i ? "," : "");
-        json_rule(profile.rules()[i], out);
+        json_rule(profile, profile.rules()[i], out);
     }
-    out << "],\"notes\":" << quote_list(kSeccompLimits) << ",\"disassembly\":" << quote_list(disassembly_lines(prog))
+    out << "],\"policy_rules\":";
+    json_policy_rules(plan, profile, origin, out);
+    out << ",\"notes\":" << quote_list(kSeccompLimits) << ",\"disassembly\":" << quote_list(disassembly_lines(prog))
         << '}';
 }
 

@@ -39,8 +39,9 @@ bool comes_before(const SourcePos &a, const SourcePos &b) {
 
 class Reader : public TomlSchemaReader {
 public:
-    Reader(std::string file, std::string base_dir, std::optional<std::string> home, Diagnostics &diags)
-        : TomlSchemaReader(std::move(file), diags), base_dir_(std::move(base_dir)), home_(std::move(home)) {}
+    Reader(std::string file, std::string base_dir, std::optional<std::string> home, Diagnostics &diags,
+           const PositionMap *map)
+        : TomlSchemaReader(std::move(file), diags, map), base_dir_(std::move(base_dir)), home_(std::move(home)) {}
 
     void read_document(const toml::table &root, Policy &policy);
 
@@ -82,6 +83,8 @@ void Reader::read_document(const toml::table &root, Policy &policy) {
              has_version = true;
              read_version(node, policy);
          }},
+        // Read before the document (include_tart_files), whose settings it adds to.
+        {"include", [](const toml::key &, const toml::node &) {}},
         {"filesystem",
          [&](const toml::key &key, const toml::node &node) {
              if (const toml::table *table = expect_table(key, node)) read_filesystem(*table, policy.fs);
@@ -110,9 +113,12 @@ void Reader::read_document(const toml::table &root, Policy &policy) {
         {"allow_unix_socket_paths", kUnixSocketPathsRefusal, "unsupported"},
     };
     read_table(root, "", fields, refused);
-    if (!has_version)
-        diags_.error({file_, 1, 1}, "missing 'version = 1' (the policy format version) at the top of the policy",
+    if (!has_version) {
+        const char *statement = file_.ends_with(".tart") ? "'version 1;'" : "'version = 1'";
+        diags_.error({file_, 1, 1},
+                     std::string("missing ") + statement + " (the policy format version) at the top of the policy",
                      "missing-version");
+    }
     if (!has_passthrough_) {
         for (const std::string &name : kDefaultPassthrough) policy.env.passthrough.push_back({name, {}});
     }
@@ -537,13 +543,13 @@ void Reader::read_env_set(const toml::key &key, const toml::node &node, EnvPolic
     }
 }
 
-std::optional<std::string> home_directory() {
+}  // namespace
+
+std::optional<std::string> policy_home() {
     const char *home = std::getenv("HOME");
     if (home == nullptr) return std::nullopt;
     return std::string(home);
 }
-
-}  // namespace
 
 bool is_env_name(std::string_view name) {
     if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
@@ -563,6 +569,11 @@ std::optional<Policy> parse_toml_policy(const std::string &path, Diagnostics &di
 
 std::optional<Policy> parse_toml_policy_text(const std::string &text, const std::string &display_path,
                                              Diagnostics &diags) {
+    return parse_toml_policy_text(text, display_path, diags, nullptr);
+}
+
+std::optional<Policy> parse_toml_policy_text(const std::string &text, const std::string &display_path,
+                                             Diagnostics &diags, PolicyTexts *texts) {
     diags.add_source(display_path, text);
     const std::optional<std::string> source_path = absolute_path(display_path);
     if (!source_path) {
@@ -570,6 +581,7 @@ std::optional<Policy> parse_toml_policy_text(const std::string &text, const std:
                     "unresolvable-policy-dir");
         return std::nullopt;
     }
+    if (texts != nullptr) texts->files = {{{display_path, *source_path}, text}};
     toml::table root;
     try {
         root = toml::parse(text, display_path);
@@ -582,9 +594,19 @@ std::optional<Policy> parse_toml_policy_text(const std::string &text, const std:
     const size_t errors_before = diags.error_count();
     Policy policy;
     policy.source_path = *source_path;
-    Reader(display_path, parent_directory(*source_path), home_directory(), diags).read_document(root, policy);
+    policy.sources = {{display_path, *source_path}};
+    PositionMap map;
+    include_tart_files(root, policy, map, diags, texts);
+    read_policy_document(root, display_path, &map, policy, diags);
     if (diags.error_count() > errors_before) return std::nullopt;
     return policy;
+}
+
+bool read_policy_document(const toml::table &root, const std::string &display_path, const PositionMap *map,
+                          Policy &policy, Diagnostics &diags) {
+    const size_t errors_before = diags.error_count();
+    Reader(display_path, parent_directory(policy.source_path), policy_home(), diags, map).read_document(root, policy);
+    return diags.error_count() == errors_before;
 }
 
 }  // namespace tartaros

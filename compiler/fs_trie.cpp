@@ -234,10 +234,14 @@ FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path)
             trie.add(dir, FsRule{RuleKind::ReadDeny, SourcePos{policy.source_path, 0, 0}, true});
     }
 
-    // An agent must not be able to weaken its own sandbox (DESIGN §5).
+    // An agent must not be able to weaken its own sandbox (DESIGN §5): nor the policy file nor
+    // any file it included (a rules.tart beside the project is as much the policy).
     const SourcePos implied{policy.source_path, 0, 0};
     if (!policy.source_path.empty() && inside_writable_root(policy, policy.source_path))
         trie.add(policy.source_path, FsRule{RuleKind::WriteDeny, implied, true, true});
+    for (size_t k = 1; k < policy.sources.size(); k++)
+        if (inside_writable_root(policy, policy.sources[k].absolute))
+            trie.add(policy.sources[k].absolute, FsRule{RuleKind::WriteDeny, implied, true, true});
     if (!plan_path.empty() && inside_writable_root(policy, plan_path))
         trie.add(plan_path, FsRule{RuleKind::WriteDeny, implied, true, true});
 

@@ -46,7 +46,7 @@ struct FsRule {
     RuleKind kind;
     SourcePos pos;
     bool implied = false;     // added by the compiler, not written in the policy
-    bool known_file = false;  // a regular file: the policy file, the plan, or `type = "file"`
+    bool known_file = false;  // a regular file: a policy file, the plan, or `type = "file"`
 };
 
 struct FsNode {
@@ -99,7 +99,8 @@ inline const std::vector<std::string> kHostSocketDirs = {"/run", "/tmp"};
 
 // The trie of `policy`, with the implied rules: the read scope, the granted system paths,
 // /dev, /proc (isolate_proc), /tmp (private_tmp), the credentials directory ([broker]), and
-// write denies on the policy file and on `plan_path` when they lie inside a writable root.
+// write denies on the policy file, on every file it included (Policy::sources) and on
+// `plan_path` when they lie inside a writable root.
 FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path);
 
 // Path helpers on absolute, normalised paths.

@@ -4,9 +4,10 @@
 #include <optional>
 
 #include "compile_driver.h"
-#include "frontend_toml.h"
+#include "frontend.h"
 #include "lint_report.h"
 #include "lint_rules.h"
+#include "lint_rules_parts.h"
 #include "lower.h"
 #include "paths.h"
 
@@ -31,12 +32,36 @@ std::string set_format(std::string_view name, LintOptions &options) {
     return "";
 }
 
-// Every check a compile runs, then the lint rules; nothing is written.
+// The lint rules of a .tart policy: they read TOML, so they run on the document its settings
+// were lowered to, and what they find there is moved to the .tart tokens it came from.
+void lint_lowered_rules(const Policy &policy, const PolicyTexts &texts, Diagnostics &diags) {
+    const std::string &document = texts.map.document_path();
+    Diagnostics found;
+    lint_policy_rules(texts.lowered, document, &policy, found);
+    for (const Diagnostic &d : found.all()) {
+        SourcePos pos = d.pos;
+        if (pos.file == document) pos = texts.map.map(toml::source_position{pos.line, pos.col});
+        switch (d.severity) {
+        case Severity::Error: diags.error(pos, d.message, d.rule_id); break;
+        case Severity::Warning: diags.warning(pos, d.message, d.rule_id); break;
+        case Severity::Note: diags.note(pos, d.message, d.rule_id); break;
+        }
+        if (d.rule_id == "secret-in-policy") diags.redact(pos.file, pos.line, pos.col);
+    }
+}
+
+// Every check a compile runs, then the lint rules; nothing is written. The text of every file
+// the policy includes is searched for secrets too (comments are not in any document).
 Diagnostics lint_text(const std::string &text, const std::string &file) {
     Diagnostics diags;
-    const std::optional<Policy> policy = parse_toml_policy_text(text, file, diags);
+    PolicyTexts texts;
+    const std::optional<Policy> policy = parse_policy_text(text, file, diags, &texts);
     if (policy) lower_policy(*policy, LowerOptions{}, diags);
-    lint_policy_rules(text, file, policy ? &*policy : nullptr, diags);
+    const bool tart = is_tart_path(file);
+    if (!tart) lint_policy_rules(text, file, policy ? &*policy : nullptr, diags);
+    else if (policy) lint_lowered_rules(*policy, texts, diags);
+    for (size_t i = tart ? 0 : 1; i < texts.files.size(); ++i)
+        lint_secret_rules(texts.files[i].text, texts.files[i].file.display, nullptr, diags);
     return diags;
 }
 
@@ -62,7 +87,7 @@ std::string parse_lint_arguments(std::span<const std::string> args, LintOptions 
             return "unknown option '" + printable(arg) + "'";
         }
     }
-    if (files.empty()) return "expected at least one POLICY.toml";
+    if (files.empty()) return "expected at least one POLICY.toml or POLICY.tart";
     return "";
 }
 

@@ -1,9 +1,11 @@
 // compiler/lint.h — the one lint pipeline behind `tartaros lint` and `tartaros-compile --lint`.
 //
-// Per file: the front-end (parse_toml_policy_text); when it parsed, the lowering and the
-// verifier exactly as a compile runs them (nothing is written); then the lint rules of
-// lint_rules.h (the text rules even when the front-end failed). Every file is read before any
-// is checked, so an unreadable file is a refusal with nothing on the output.
+// Per file: the front-end (parse_policy_text: .tart or TOML); when it parsed, the lowering and
+// the verifier exactly as a compile runs them (nothing is written); then the lint rules of
+// lint_rules.h (the text rules even when the front-end failed; for a .tart policy, on the TOML
+// its settings were lowered to, and the secret rule on the text of every file it includes).
+// Every file is read before any is checked, so an unreadable file is a refusal with nothing on
+// the output.
 //
 // Exit codes: kExitOk (0) clean; kExitLintFindings (1) an error in some file, or a warning
 // with --werror; kExitRefusal (78) an unreadable file or bad usage, each reported on stderr

@@ -59,6 +59,24 @@ const std::vector<LintRule> &lint_rule_registry() {
         {"broker-env-reserved", Severity::Error, "[env] names a variable the broker sets"},
         {"credentials-dir", Severity::Error, "a filesystem rule that takes the broker's credentials directory"},
         {"broker-env-stripped", Severity::Note, "inherit = true with a broker: its variables are removed all the same"},
+        // The .tart front-end (frontend_dsl*.cpp); its settings' values are checked by the
+        // TOML front-end's readers, under the ids above.
+        {"dsl-syntax", Severity::Error, "a .tart file that does not parse: a character, string or statement out of place"},
+        {"duplicate-setting", Severity::Error,
+         "a key that takes one value, or a table entry, set twice in the policy (its included files too)"},
+        {"include-cycle", Severity::Error, "a file that includes itself, directly or through other files"},
+        {"include-duplicate", Severity::Error, "the same file included twice"},
+        {"duplicate-group", Severity::Error, "two groups with one name"},
+        {"unknown-group", Severity::Error, "@name of no group, with a \"did you mean\""},
+        {"group-kind", Severity::Error, "a paths group where domains go or the reverse, or a group where no list can"},
+        {"group-cycle", Severity::Error, "a group that contains itself, directly or through other groups"},
+        {"group-size", Severity::Error, "a group or a list that expands to more than 4096 entries"},
+        {"unknown-syscall", Severity::Error, "a syscall rule naming no x86_64 syscall, with a \"did you mean\""},
+        {"unknown-constant", Severity::Error, "a syscall condition naming an unknown constant, with a \"did you mean\""},
+        {"syscall-condition", Severity::Error,
+         "a syscall condition the filter cannot test: argument, 32-bit range, mask, two on one argument"},
+        {"syscall-action", Severity::Error, "a syscall rule's errno that is not 1-4095 or an errno name"},
+        {"syscall-rule-count", Severity::Error, "more syscall rules than the filter can hold (256)"},
         // The lowering and the verifier (lower*.cpp, verify*.cpp).
         {"write-deny-outside-roots", Severity::Warning,
          "a write deny outside every writable root: it is read-only already"},
@@ -90,6 +108,11 @@ const std::vector<LintRule> &lint_rule_registry() {
         {"capability-unrestricted", Severity::Warning,
          "a capability without methods or path_prefixes: the agent gets the whole credential"},
         {"allowed-host-unused", Severity::Warning, "an allowed_hosts entry that matches no capability's host"},
+        // The syscall rules of a .tart policy (lint_rules_syscalls.cpp, run by the lowering).
+        {"syscall-rule-breaks-start", Severity::Error,
+         "a syscall rule on execve, exit, exit_group, rt_sigreturn or restart_syscall: no run could work"},
+        {"syscall-rule-shadowed", Severity::Warning,
+         "a syscall rule that never applies: a built-in rule or an earlier rule decides every call it covers"},
     };
     return rules;
 }

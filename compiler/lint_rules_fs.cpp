@@ -308,12 +308,13 @@ std::optional<std::string> real_path(const std::string &path) {
     return std::string(buffer);
 }
 
-// The compiler write-denies the policy file when its path, as written, lies in a writable
-// root. Through a symlink it may lie in one only by its real path: then nothing protects it
-// unless a deny names it.
-void check_policy_file(const Policy &policy, Diagnostics &diags) {
-    if (innermost_root(policy, policy.source_path) != nullptr) return;  // the implied write deny
-    const std::optional<std::string> real = real_path(policy.source_path);
+// The compiler write-denies the policy file and every file it included when its path, as
+// written, lies in a writable root. Through a symlink a file may lie in one only by its real
+// path: then nothing protects it unless a deny names it.
+void check_policy_file(const Policy &policy, const std::string &path, const std::string &what, const std::string &fix,
+                       Diagnostics &diags) {
+    if (innermost_root(policy, path) != nullptr) return;  // the implied write deny
+    const std::optional<std::string> real = real_path(path);
     if (!real) return;
     for (const auto *denies : {&policy.fs.read_denies, &policy.fs.write_denies})
         for (const LocatedPath &deny : *denies)
@@ -322,14 +323,22 @@ void check_policy_file(const Policy &policy, Diagnostics &diags) {
         const std::optional<std::string> real_root = real_path(root.value);
         if (!real_root || !path_is_within(*real, *real_root)) continue;
         diags.error(root.pos,
-                    "this policy file lies in the writable root " + quoted(root.value) + " by its real path " + *real +
-                        ", not by the path it was named by (" + policy.source_path +
+                    what + " lies in the writable root " + quoted(root.value) + " by its real path " + *real +
+                        ", not by the path it was named by (" + path +
                         "), so the compiler's automatic write deny misses it: an agent in this sandbox could "
-                        "rewrite its own policy; name the policy by its real path, or add " +
+                        "rewrite its own policy; " + fix + " by its real path, or add " +
                         quoted(*real) + " to write_denies",
                     "policy-writable");
         return;
     }
+}
+
+void check_policy_files(const Policy &policy, Diagnostics &diags) {
+    check_policy_file(policy, policy.source_path, "this policy file", "name the policy", diags);
+    for (size_t k = 1; k < policy.sources.size(); k++)
+        check_policy_file(policy, policy.sources[k].absolute,
+                          "the file " + quoted(policy.sources[k].display) + " this policy includes", "include it",
+                          diags);
 }
 
 }  // namespace
@@ -343,7 +352,7 @@ void lint_filesystem_rules(const Policy &policy, const std::string &file, const 
     if (policy.source_path.empty()) return;  // no file: nothing is relative to it or next to it
     check_paths_leave_directory(policy, file, document, diags);
     check_plans(policy, trie, diags);
-    check_policy_file(policy, diags);
+    check_policy_files(policy, diags);
 }
 
 }  // namespace tartaros

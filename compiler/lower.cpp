@@ -7,21 +7,22 @@
 #include <stdexcept>
 
 #include "fs_trie.h"
+#include "lint_rules_syscalls.h"
 #include "lower_broker.h"
 #include "lower_fs.h"
 #include "lower_limits.h"
 #include "lower_net.h"
 #include "paths.h"
+#include "plan_origin.h"
 #include "plan_writer.h"
 #include "seccomp_lower.h"
+#include "seccomp_rules.h"
 #include "syscall_table.h"
 #include "verify.h"
 
 namespace tartaros {
 
 namespace {
-
-tp_origin origin(const SourcePos &pos) { return tp_origin{pos.line, pos.col}; }
 
 uint32_t namespace_flags(const Policy &policy)
 {
@@ -42,6 +43,7 @@ uint64_t required_features(const Policy &policy)
     return features;
 }
 
+// META and the included files (origins name them by their index in Policy::sources).
 void write_meta(ir::PlanWriter &w, const Policy &policy)
 {
     tp_meta meta{};
@@ -49,9 +51,11 @@ void write_meta(ir::PlanWriter &w, const Policy &policy)
     meta.compiler = w.str("tartaros-compile " TARTAROS_VERSION);
     meta.policy_version = static_cast<uint32_t>(policy.version.value);
     w.set_meta(meta);
+    for (size_t k = 1; k < policy.sources.size(); k++)
+        w.add_source(policy.sources[k].absolute);
 }
 
-void write_namespaces(ir::PlanWriter &w, const Policy &policy)
+void write_namespaces(ir::PlanWriter &w, const Policy &policy, const PlanOrigins &origin)
 {
     tp_namespaces ns{};
     ns.flags = namespace_flags(policy);
@@ -60,7 +64,7 @@ void write_namespaces(ir::PlanWriter &w, const Policy &policy)
     w.set_namespaces(ns, true);
 }
 
-void write_filesystem(ir::PlanWriter &w, const FsLowering &fs)
+void write_filesystem(ir::PlanWriter &w, const FsLowering &fs, const PlanOrigins &origin)
 {
     for (const MountStep &s : fs.mounts) {
         tp_mount m{};
@@ -92,26 +96,26 @@ void write_filesystem(ir::PlanWriter &w, const FsLowering &fs)
     }
 }
 
-void add_sets(ir::PlanWriter &w, const std::vector<std::pair<std::string, std::string>> &vars, const SourcePos &pos)
+void add_sets(ir::PlanWriter &w, const std::vector<std::pair<std::string, std::string>> &vars, tp_origin origin)
 {
     for (const auto &[name, value] : vars) {
         tp_env e{};
         e.op = TP_ENV_SET;
         e.name = w.str(name);
         e.value = w.str(value);
-        e.origin = origin(pos);
+        e.origin = origin;
         w.add_env(e);
     }
 }
 
 // The proxy's variables come first, so a policy that sets one itself has the last word; then
 // the broker's (the front-end refuses [env] entries that name them).
-void write_environment(ir::PlanWriter &w, const Policy &policy)
+void write_environment(ir::PlanWriter &w, const Policy &policy, const PlanOrigins &origin)
 {
     const SourcePos &proxy_pos =
         policy.network.allow_domains.empty() ? SourcePos{} : policy.network.allow_domains.front().pos;
-    add_sets(w, proxy_environment(policy.network), proxy_pos);
-    add_sets(w, broker_environment(policy.broker), policy.broker ? policy.broker->pos : SourcePos{});
+    add_sets(w, proxy_environment(policy.network), origin(proxy_pos));
+    add_sets(w, broker_environment(policy.broker), origin(policy.broker ? policy.broker->pos : SourcePos{}));
     for (const Located<std::string> &name : policy.env.passthrough) {
         tp_env e{};
         e.op = TP_ENV_PASS;
@@ -133,31 +137,51 @@ void write_environment(ir::PlanWriter &w, const Policy &policy)
     w.set_exec(exec);
 }
 
-// The filter is loaded last, after Landlock; the section is required like every other layer.
-void write_seccomp(ir::PlanWriter &w, const Policy &policy, const std::vector<tp_bpf_insn> &prog)
+// The profile's filter, lowered once per profile in a process: it depends on the profile
+// alone, and a process that compiles or lints many policies meets few (libseccomp builds the
+// same program every time: the plan stays byte-identical). Bounded, so a stream of different
+// policies (a fuzzer's) is simply lowered each time.
+std::vector<tp_bpf_insn> lowered_filter(const seccomp::ProfileSpec &spec)
 {
-    const seccomp::ProfileFlags flags = seccomp_flags(policy);
+    static std::vector<std::pair<seccomp::ProfileSpec, std::vector<tp_bpf_insn>>> lowered;
+    for (const auto &[s, prog] : lowered)
+        if (s == spec)
+            return prog;
+    std::vector<tp_bpf_insn> prog = seccomp::lower_seccomp(seccomp::Profile(spec.flags, spec.rules));
+    if (lowered.size() < 16)
+        lowered.emplace_back(spec, prog);
+    return prog;
+}
+
+// The filter is loaded last, after Landlock; the section is required like every other layer.
+// Its profile is rebuilt from the rule records just written, as --verify and --explain
+// rebuild it from the plan.
+void write_seccomp(ir::PlanWriter &w, const Policy &policy, const PlanOrigins &origin)
+{
+    write_syscall_rules(w, policy.syscalls, origin);
+    const seccomp::ProfileSpec spec{seccomp_flags(policy),
+                                    policy_rules_of(syscall_rule_records(w), OriginNames(policy))};
     tp_seccomp sc{};
-    sc.profile = seccomp_profile_bits(flags);
+    sc.profile = profile_bits(spec.flags);
     sc.table_max_nr = seccomp::kTableMaxNr;
     sc.harden_origin = origin(policy.process.harden_syscalls.pos);
     sc.deny_unix_origin = origin(policy.network.deny_unix.pos);
-    w.set_seccomp(sc, prog, true);
+    w.set_seccomp(sc, lowered_filter(spec), true);
 }
 
-std::vector<uint8_t> write_plan(const Policy &policy, const FsLowering &fs, const std::vector<tp_bpf_insn> &filter,
-                                Diagnostics &diags)
+std::vector<uint8_t> write_plan(const Policy &policy, const FsLowering &fs, Diagnostics &diags)
 {
+    const PlanOrigins origin(policy);
     ir::PlanWriter w;
     write_meta(w, policy);
-    write_namespaces(w, policy);
-    write_filesystem(w, fs);
-    write_environment(w, policy);
-    write_seccomp(w, policy, filter);
+    write_namespaces(w, policy, origin);
+    write_filesystem(w, fs, origin);
+    write_environment(w, policy, origin);
+    write_seccomp(w, policy, origin);
     write_network(w, policy, diags);
     if (policy.broker)
-        write_broker(w, *policy.broker);
-    write_limits(w, policy.process);
+        write_broker(w, *policy.broker, origin);
+    write_limits(w, policy.process, origin);
     w.set_required_features(required_features(policy));
     w.set_min_landlock_abi(std::max(landlock_abi_needed(kHandledRights), kScopesAbi));
     return w.finish();
@@ -187,19 +211,6 @@ bool credentials_dir_placeable(const Policy &policy, const FsLowering &fs, Diagn
     return false;
 }
 
-// The profile's filter, lowered once per process: it depends on the profile alone, and a
-// process that compiles or lints many policies meets at most one per profile (libseccomp
-// builds the same program every time: the plan stays byte-identical).
-std::vector<tp_bpf_insn> lowered_filter(seccomp::ProfileFlags flags)
-{
-    static std::vector<std::pair<seccomp::ProfileFlags, std::vector<tp_bpf_insn>>> lowered;
-    for (const auto &[f, prog] : lowered)
-        if (f == flags)
-            return prog;
-    lowered.emplace_back(flags, seccomp::lower_seccomp(seccomp::Profile(flags)));
-    return lowered.back().second;
-}
-
 }  // namespace
 
 seccomp::ProfileFlags seccomp_flags(const Policy &policy)
@@ -207,13 +218,10 @@ seccomp::ProfileFlags seccomp_flags(const Policy &policy)
     return {policy.process.harden_syscalls.value, policy.network.deny_unix.value};
 }
 
-uint32_t seccomp_profile_bits(seccomp::ProfileFlags flags)
-{
-    return (flags.harden ? uint32_t{TP_SC_HARDEN} : 0u) | (flags.deny_unix ? uint32_t{TP_SC_DENY_UNIX} : 0u);
-}
-
 std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &options, Diagnostics &diags)
 {
+    if (!lint_syscall_rules(policy, diags))
+        return {};
     const HostView &host = options.host != nullptr ? *options.host : real_host();
     const FsTrie trie = build_fs_trie(policy, options.plan_path);
     const FsLowering fs = lower_filesystem(policy, trie, host, diags);
@@ -222,7 +230,10 @@ std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &opti
 
     std::vector<uint8_t> plan;
     try {
-        plan = write_plan(policy, fs, lowered_filter(seccomp_flags(policy)), diags);
+        plan = write_plan(policy, fs, diags);
+    } catch (const seccomp::RulesTooIntricate &e) {
+        diags.error(policy_pos(policy), std::string("cannot build the seccomp filter: ") + e.what(), "seccomp-build");
+        return {};
     } catch (const std::length_error &e) {
         diags.error(policy_pos(policy), std::string("the plan would be too large: ") + e.what(), "plan-size");
         return {};

@@ -22,10 +22,8 @@ struct LowerOptions {
     const HostView *host = nullptr;
 };
 
-// The seccomp profile `policy` asks for (lowering and verification both derive it from here),
-// and its tp_seccomp.profile bits.
+// The seccomp switches `policy` asks for (the profile adds its syscall rules: seccomp_rules.h).
 seccomp::ProfileFlags seccomp_flags(const Policy &policy);
-uint32_t seccomp_profile_bits(seccomp::ProfileFlags flags);
 
 // Lowers `policy` to a plan and verifies the result. Returns the plan bytes, or an empty
 // vector with at least one error in `diags` (a verification failure is reported as an

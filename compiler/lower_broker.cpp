@@ -8,8 +8,6 @@ namespace tartaros {
 
 namespace {
 
-tp_origin origin(const SourcePos &pos) { return tp_origin{pos.line, pos.col}; }
-
 // The steps whose tmpfs the enforcer registers and may create mountpoints in.
 bool makes_tmpfs(const MountStep &s)
 {
@@ -36,7 +34,7 @@ std::string space_joined(const std::vector<Located<std::string>> &words)
     return out;
 }
 
-void write_broker(ir::PlanWriter &w, const BrokerPolicy &broker)
+void write_broker(ir::PlanWriter &w, const BrokerPolicy &broker, const PlanOrigins &origin)
 {
     tp_broker b{};
     b.port = broker.port.value;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lower_fs.h"
+#include "plan_origin.h"
 #include "plan_writer.h"
 #include "policy.h"
 
@@ -32,7 +33,7 @@ std::vector<std::pair<std::string, std::string>> broker_environment(const std::o
 std::string space_joined(const std::vector<Located<std::string>> &words);
 
 // Writes TP_SEC_BROKER and TP_SEC_BROKER_CAPS.
-void write_broker(ir::PlanWriter &w, const BrokerPolicy &broker);
+void write_broker(ir::PlanWriter &w, const BrokerPolicy &broker, const PlanOrigins &origin);
 
 // The enforcer creates the credentials mountpoint inside a tmpfs the sandbox made (the empty
 // root of read_scope "granted", the mask over /run, ...), never in a directory of the host.

@@ -12,10 +12,8 @@ static_assert(kRlimUnlimited == TP_RLIM_INFINITY, "policy.h and ir/plan.h agree 
 
 constexpr uint32_t kRlimitCore = 4;
 
-tp_origin origin(const SourcePos &pos) { return tp_origin{pos.line, pos.col}; }
-
 template <class T>
-tp_origin origin_of(const std::optional<Located<T>> &value)
+tp_origin origin_of(const std::optional<Located<T>> &value, const PlanOrigins &origin)
 {
     return value ? origin(value->pos) : tp_origin{};
 }
@@ -26,7 +24,7 @@ bool sets_limits(const ProcessPolicy &process)
 }
 
 // The policy's rlimits and the default core = 0, in ascending resource order.
-std::vector<tp_rlimit> rlimit_records(const ProcessPolicy &process)
+std::vector<tp_rlimit> rlimit_records(const ProcessPolicy &process, const PlanOrigins &origin)
 {
     std::vector<tp_rlimit> out;
     for (const RlimitSetting &r : process.rlimits) {
@@ -50,7 +48,7 @@ std::vector<tp_rlimit> rlimit_records(const ProcessPolicy &process)
 
 }  // namespace
 
-void write_limits(ir::PlanWriter &w, const ProcessPolicy &process)
+void write_limits(ir::PlanWriter &w, const ProcessPolicy &process, const PlanOrigins &origin)
 {
     if (sets_limits(process)) {
         tp_limits l{};
@@ -62,13 +60,13 @@ void write_limits(ir::PlanWriter &w, const ProcessPolicy &process)
         l.grace_ms = !process.timeout         ? 0
                      : process.timeout_grace ? process.timeout_grace->value
                                              : kDefaultTimeoutGraceMs;
-        l.max_processes_origin = origin_of(process.max_processes);
-        l.memory_max_origin = origin_of(process.memory_max);
-        l.cpu_max_origin = origin_of(process.cpu_max);
-        l.timeout_origin = origin_of(process.timeout);
+        l.max_processes_origin = origin_of(process.max_processes, origin);
+        l.memory_max_origin = origin_of(process.memory_max, origin);
+        l.cpu_max_origin = origin_of(process.cpu_max, origin);
+        l.timeout_origin = origin_of(process.timeout, origin);
         w.set_limits(l, true);
     }
-    for (const tp_rlimit &r : rlimit_records(process))
+    for (const tp_rlimit &r : rlimit_records(process, origin))
         w.add_rlimit(r);
 }
 

@@ -9,11 +9,12 @@
 // behind. Only the policy decides the bytes: the same policy gives the same sections.
 #pragma once
 
+#include "plan_origin.h"
 #include "plan_writer.h"
 #include "policy.h"
 
 namespace tartaros {
 
-void write_limits(ir::PlanWriter &w, const ProcessPolicy &process);
+void write_limits(ir::PlanWriter &w, const ProcessPolicy &process, const PlanOrigins &origin);
 
 }  // namespace tartaros

@@ -1,13 +1,14 @@
 // compiler/lower_net.cpp — see lower_net.h.
 #include "lower_net.h"
 
+#include "plan_origin.h"
+
 namespace tartaros {
 
 namespace {
 
-tp_origin origin(const SourcePos &pos) { return tp_origin{pos.line, pos.col}; }
-
-void add_ports(ir::PlanWriter &w, const std::vector<Located<uint16_t>> &ports, uint16_t kind)
+void add_ports(ir::PlanWriter &w, const std::vector<Located<uint16_t>> &ports, uint16_t kind,
+               const PlanOrigins &origin)
 {
     for (const Located<uint16_t> &p : ports) {
         tp_net_port r{};
@@ -18,10 +19,10 @@ void add_ports(ir::PlanWriter &w, const std::vector<Located<uint16_t>> &ports, u
     }
 }
 
-void add_destination_ports(ir::PlanWriter &w, const NetworkPolicy &network)
+void add_destination_ports(ir::PlanWriter &w, const NetworkPolicy &network, const PlanOrigins &origin)
 {
     if (!network.domain_ports.empty())
-        return add_ports(w, network.domain_ports, TP_PORT_DESTINATION);
+        return add_ports(w, network.domain_ports, TP_PORT_DESTINATION, origin);
     for (uint16_t port : kDefaultDomainPorts) {
         tp_net_port r{};
         r.port = port;
@@ -30,7 +31,8 @@ void add_destination_ports(ir::PlanWriter &w, const NetworkPolicy &network)
     }
 }
 
-void add_names(ir::PlanWriter &w, const std::vector<Located<std::string>> &names, uint32_t kind)
+void add_names(ir::PlanWriter &w, const std::vector<Located<std::string>> &names, uint32_t kind,
+               const PlanOrigins &origin)
 {
     for (const Located<std::string> &n : names) {
         tp_net_name r{};
@@ -41,7 +43,7 @@ void add_names(ir::PlanWriter &w, const std::vector<Located<std::string>> &names
     }
 }
 
-void add_pins(ir::PlanWriter &w, const NetworkPolicy &network)
+void add_pins(ir::PlanWriter &w, const NetworkPolicy &network, const PlanOrigins &origin)
 {
     for (const auto &[name, address] : network.hosts) {
         tp_net_name r{};
@@ -108,6 +110,7 @@ std::vector<std::pair<std::string, std::string>> proxy_environment(const Network
 void write_network(ir::PlanWriter &w, const Policy &policy, Diagnostics &diags)
 {
     const NetworkPolicy &network = policy.network;
+    const PlanOrigins origin(policy);
     const uint32_t modes = network_modes(policy);
     if (!(modes & TP_NET_PROXY))
         warn_idle_proxy_keys(network, diags);
@@ -121,16 +124,16 @@ void write_network(ir::PlanWriter &w, const Policy &policy, Diagnostics &diags)
                       : !network.expose_ports.empty() ? network.expose_ports.front().pos
                                                       : policy.broker->pos);
     w.set_network(n);
-    add_ports(w, network.local_ports, TP_PORT_LOCAL);
-    add_ports(w, network.expose_ports, TP_PORT_EXPOSE);
+    add_ports(w, network.local_ports, TP_PORT_LOCAL, origin);
+    add_ports(w, network.expose_ports, TP_PORT_EXPOSE, origin);
     if (modes & TP_NET_PROXY) {
-        add_destination_ports(w, network);
-        add_names(w, network.allow_domains, TP_NAME_ALLOW);
-        add_names(w, network.deny_domains, TP_NAME_DENY);
-        add_pins(w, network);
+        add_destination_ports(w, network, origin);
+        add_names(w, network.allow_domains, TP_NAME_ALLOW, origin);
+        add_names(w, network.deny_domains, TP_NAME_DENY, origin);
+        add_pins(w, network, origin);
     }
     if (policy.broker)
-        add_names(w, policy.broker->allowed_hosts, TP_NAME_BROKER_HOST);
+        add_names(w, policy.broker->allowed_hosts, TP_NAME_BROKER_HOST, origin);
 }
 
 }  // namespace tartaros

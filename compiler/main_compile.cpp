@@ -1,5 +1,6 @@
 // tartaros-compile: a policy into a verified plan (-o), any plan back into text (--explain),
-// or policies checked without a plan (--lint, the pipeline of lint.h).
+// a policy back into normalised .tart text (--print-policy, print_policy.h), or policies
+// checked without a plan (--lint, the pipeline of lint.h).
 // Argument parsing and calls only; every refusal exits 78 with a first line `tartaros: ...`.
 #include <algorithm>
 #include <cstdint>
@@ -21,20 +22,26 @@ namespace {
 using namespace tartaros;
 
 constexpr std::string_view kHelp =
-    "usage: tartaros-compile POLICY.toml -o PLAN.bin\n"
+    "usage: tartaros-compile POLICY -o PLAN.bin\n"
     "       tartaros-compile --explain PLAN.bin [--json]\n"
-    "       tartaros-compile --verify PLAN.bin [POLICY.toml]\n"
+    "       tartaros-compile --verify PLAN.bin [POLICY]\n"
+    "       tartaros-compile --print-policy POLICY\n"
     "       tartaros-compile --lint [--format text|json|sarif] [--werror] POLICY.toml...\n"
     "       tartaros-compile --version | --help\n"
     "\n"
     "Compiles a TartarOS policy into a verified plan for tartaros-exec, or prints any plan,\n"
-    "every step in execution order with the policy line that caused it.\n"
+    "every step in execution order with the policy line that caused it. POLICY is a\n"
+    "TOML policy, or a .tart one (docs/dsl.md).\n"
     "\n"
     "  -o, --output PLAN  where to write the plan (replaced atomically, mode 0644)\n"
     "  --explain PLAN     print PLAN as text\n"
     "  --json             with --explain: print JSON instead\n"
     "  --verify PLAN      check that PLAN is exactly what its policy (the one it names, or\n"
-    "                     POLICY.toml) compiles to now: byte-identical and verified\n"
+    "                     POLICY) compiles to now: byte-identical and verified\n"
+    "  --print-policy POLICY\n"
+    "                     print POLICY as the compiler holds it, as .tart text: paths\n"
+    "                     absolute, every setting it makes, the defaults it leaves as\n"
+    "                     comments; reading the printout back gives the same policy\n"
     "  -v, --verbose      also print notes (e.g. which denies only the mount layer enforces)\n"
     "  --lint POLICY...   every check of a compile and the lint rules on each file, writing\n"
     "                     nothing (docs/lint.md); errors and warnings on stdout\n"
@@ -51,6 +58,7 @@ struct Options {
     bool version = false;
     bool explain = false;
     bool verify = false;
+    bool print_policy = false;
     bool json = false;
     bool verbose = false;
     std::vector<std::string> inputs;
@@ -71,6 +79,8 @@ std::string parse_arguments(int argc, char **argv, Options &options) {
             options.explain = true;
         } else if (arg == "--verify") {
             options.verify = true;
+        } else if (arg == "--print-policy") {
+            options.print_policy = true;
         } else if (arg == "--json") {
             options.json = true;
         } else if (arg == "-v" || arg == "--verbose") {
@@ -87,14 +97,20 @@ std::string parse_arguments(int argc, char **argv, Options &options) {
         }
     }
     if (options.help || options.version) return "";
+    if (options.print_policy) {
+        if (options.explain || options.verify || options.json || options.verbose || !options.output.empty())
+            return "--print-policy takes only POLICY";
+        if (options.inputs.size() != 1) return "--print-policy takes exactly one POLICY";
+        return "";
+    }
     if (options.verify) {
         if (options.explain || options.json || !options.output.empty())
-            return "--verify takes only PLAN.bin [POLICY.toml]";
-        if (options.inputs.empty() || options.inputs.size() > 2) return "--verify takes PLAN.bin [POLICY.toml]";
+            return "--verify takes only PLAN.bin [POLICY]";
+        if (options.inputs.empty() || options.inputs.size() > 2) return "--verify takes PLAN.bin [POLICY]";
         return "";
     }
     if (options.inputs.size() != 1)
-        return options.explain ? "--explain takes exactly one PLAN.bin" : "expected exactly one POLICY.toml";
+        return options.explain ? "--explain takes exactly one PLAN.bin" : "expected exactly one POLICY";
     if (options.explain && !options.output.empty()) return "--explain does not write a file; drop -o";
     if (!options.explain && options.json) return "--json goes with --explain";
     if (!options.explain && options.output.empty()) return "missing -o PLAN.bin";
@@ -122,7 +138,7 @@ int verify(const std::string &plan_path, std::string policy_path) {
     const std::vector<uint8_t> plan(text.begin(), text.end());
     if (policy_path.empty()) policy_path = policy_named_by(plan);
     if (policy_path.empty())
-        return print_refusal(plan_path + ": invalid plan, or it names no policy; give POLICY.toml");
+        return print_refusal(plan_path + ": invalid plan, or it names no policy; give POLICY");
     Diagnostics diags;
     const std::optional<Policy> policy = load_policy_file(policy_path, diags);
     if (!policy) return kExitRefusal;
@@ -190,6 +206,7 @@ int main(int argc, char **argv) {
         return kExitOk;
     }
     if (options.explain) return explain_plan_file(options.inputs.front(), options.json);
+    if (options.print_policy) return print_policy_file(options.inputs.front());
     if (options.verify) return verify(options.inputs.front(), options.inputs.size() > 1 ? options.inputs[1] : "");
     return compile_policy_file(options.inputs.front(), options.output, options.verbose);
 }

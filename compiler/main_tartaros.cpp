@@ -163,12 +163,12 @@ int compile(Args args) {
         } else if (arg.size() > 1 && arg.front() == '-') {
             return usage_error("compile", "unknown option '" + printable(arg) + "'");
         } else if (!policy.empty()) {
-            return usage_error("compile", "expected exactly one POLICY.toml");
+            return usage_error("compile", "expected exactly one POLICY");
         } else {
             policy = arg;
         }
     }
-    if (policy.empty()) return usage_error("compile", "expected exactly one POLICY.toml");
+    if (policy.empty()) return usage_error("compile", "expected exactly one POLICY");
     if (output.empty()) return usage_error("compile", "missing -o PLAN.bin");
     return compile_policy_file(policy, output, verbose);
 }
@@ -188,6 +188,13 @@ int explain(Args args) {
     }
     if (plan.empty()) return usage_error("explain", "expected exactly one PLAN.bin");
     return explain_plan_file(plan, json);
+}
+
+int print_policy_command(Args args) {
+    if (args.size() != 1) return usage_error("print-policy", "expected exactly one POLICY");
+    if (args[0].size() > 1 && args[0].front() == '-')
+        return usage_error("print-policy", "unknown option '" + printable(args[0]) + "'");
+    return print_policy_file(args[0]);
 }
 
 // Every check of `tartaros compile` and the lint rules on each file (lint.h); nothing is written.
@@ -221,6 +228,7 @@ int dispatch(const std::string &command, Args args) {
     }
     if (command == "compile") return compile(args);
     if (command == "explain") return explain(args);
+    if (command == "print-policy") return print_policy_command(args);
     if (command == "lint") return lint(args);
     if (command == "completion") return completion(args);
     return man(args);  // main() let only the names of subcommands() through
@@ -230,7 +238,7 @@ int dispatch(const std::string &command, Args args) {
 
 int main(int argc, char **argv) {
     const std::vector<std::string> words(argv + (argc > 0 ? 1 : 0), argv + argc);
-    if (words.empty()) return usage_error("", "missing a command: run, compile, explain, lint, completion or man");
+    if (words.empty()) return usage_error("", "missing a command: run, compile, explain, print-policy, lint, completion or man");
     const std::string &command = words.front();
     if (command == "--help" || command == "-h" || command == "help") {
         print_main_help(std::cout);

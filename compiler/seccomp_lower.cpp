@@ -7,62 +7,18 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
+#include <set>
 #include <stdexcept>
+
+#include "bpf_check.h"
+#include "seccomp_cube.h"
 
 namespace tartaros::seccomp {
 namespace {
-
-// A set of 32-bit values written as (low32 & mask) == value.
-struct Cube {
-    uint32_t mask;
-    uint32_t value;
-};
-
-// Covers every 32-bit value outside `excluded` (sorted) by prefix cubes: walk the binary trie
-// of the excluded values from the top bit down and emit each sibling subtree that holds none of
-// them. At most 32 cubes per excluded value.
-void cover_complement(uint32_t prefix, int fixed_bits, const std::vector<uint32_t> &excluded,
-                      std::vector<Cube> &out)
-{
-    uint32_t mask = fixed_bits == 0 ? 0 : ~0u << (32 - fixed_bits);
-    bool any = false;
-    for (uint32_t v : excluded)
-        if ((v & mask) == prefix)
-            any = true;
-    if (!any) {
-        out.push_back({mask, prefix});
-        return;
-    }
-    if (fixed_bits == 32)
-        return;  // exactly an excluded value
-    uint32_t bit = 1u << (31 - fixed_bits);
-    cover_complement(prefix, fixed_bits + 1, excluded, out);
-    cover_complement(prefix | bit, fixed_bits + 1, excluded, out);
-}
-
-std::vector<Cube> cubes_of(const ArgTest &t)
-{
-    std::vector<Cube> out;
-    switch (t.kind) {
-    case ArgTest::Kind::In:
-        for (uint32_t v : t.values)
-            out.push_back({0xffffffffu, v});
-        break;
-    case ArgTest::Kind::NotIn:
-        cover_complement(0, 0, t.values, out);
-        break;
-    case ArgTest::Kind::AnyBit:
-        for (uint32_t bit = 1; bit != 0; bit <<= 1)
-            if (t.values[0] & bit)
-                out.push_back({bit, bit});
-        break;
-    }
-    if (out.empty() || (out.size() == 1 && out[0].mask == 0))
-        throw std::logic_error("seccomp profile: an argument test that always or never holds");
-    return out;
-}
 
 uint32_t scmp_action(const Action &a)
 {
@@ -126,22 +82,63 @@ private:
     scmp_filter_ctx ctx_;
 };
 
-// One libseccomp rule per combination of cubes of the case's tests (a product over arguments).
-void add_case(Filter &f, uint32_t nr, const Case &c)
+// One libseccomp rule: its comparisons, as (arg, mask, value), one per tested argument.
+using Chain = std::vector<std::array<uint64_t, 3>>;
+
+// The libseccomp rules of a case: one per combination of its cubes, one comparison per tested
+// argument (the cubes of all its tests on that argument intersected), a product over the
+// arguments. A case no call passes has none. Stops past `room` rules.
+std::vector<Chain> chains_of(const Case &c, size_t room)
 {
-    std::vector<std::vector<scmp_arg_cmp>> rules = {{}};
-    for (const ArgTest &t : c.when) {
-        std::vector<std::vector<scmp_arg_cmp>> next;
-        for (const auto &partial : rules)
-            for (const Cube &cube : cubes_of(t)) {
-                auto rule = partial;
-                rule.push_back({t.arg, SCMP_CMP_MASKED_EQ, cube.mask, cube.value});
-                next.push_back(std::move(rule));
+    std::vector<Chain> chains = {{}};
+    for (uint8_t arg = 0; arg < 6; arg++) {
+        if (std::none_of(c.when.begin(), c.when.end(), [&](const ArgTest &t) { return t.arg == arg; }))
+            continue;
+        std::vector<Chain> next;
+        for (const Cube &cube : argument_cubes(c.when, arg)) {
+            if (cube.mask == 0)
+                throw std::logic_error("seccomp profile: an argument test that always holds");
+            for (const Chain &partial : chains) {
+                next.push_back(partial);
+                next.back().push_back({arg, cube.mask, cube.value});
             }
-        rules = std::move(next);
+            if (next.size() > room)
+                return next;
+        }
+        chains = std::move(next);
     }
-    for (const auto &cmps : rules)
-        f.add(nr, c.action, cmps);
+    return chains;
+}
+
+// libseccomp keeps a syscall's rules as a tree of comparisons, each rule a path of its own to
+// its action: a program holds at least one jump per distinct rule (and one per syscall with a
+// rule), and libseccomp's time grows with the square of a syscall's rules (a second for 2048).
+// Past kMaxChains the lowering stops rather than make libseccomp build a tree at the edge of
+// the kernel's 4096 instructions, or past it.
+constexpr size_t kMaxChains = 2048;
+
+[[noreturn]] void too_many_rules()
+{
+    throw std::runtime_error("the syscall rules need more than " + std::to_string(kMaxChains) +
+                             " chains of comparisons (a `!=` or `not in` costs up to 32 per value, a mask one per "
+                             "bit, and conditions on several arguments multiply), too many for a filter the kernel "
+                             "takes (4096 instructions): fewer or simpler syscall rules");
+}
+
+void add_cases(Filter &f, const SyscallRule &rule, size_t &added)
+{
+    std::set<std::pair<uint32_t, Chain>> seen;  // same-action cases may overlap: one rule each
+    for (const Case &c : rule.cases)
+        for (const Chain &chain : chains_of(c, kMaxChains - std::min(added, kMaxChains))) {
+            if (!seen.insert({c.action.ret(), chain}).second)
+                continue;
+            if (++added > kMaxChains)
+                too_many_rules();
+            std::vector<scmp_arg_cmp> cmps;
+            for (const auto &[arg, mask, value] : chain)
+                cmps.push_back({static_cast<unsigned>(arg), SCMP_CMP_MASKED_EQ, mask, value});
+            f.add(rule.nr, c.action, cmps);
+        }
 }
 
 }  // namespace
@@ -149,8 +146,11 @@ void add_case(Filter &f, uint32_t nr, const Case &c)
 std::vector<tp_bpf_insn> lower_seccomp(const Profile &profile)
 {
     Filter f;
+    size_t added = 0;
     for (const SyscallRule &rule : profile.rules()) {
         if (rule.cases.empty()) {
+            if (++added > kMaxChains)
+                too_many_rules();
             f.add(rule.nr, rule.otherwise, {});
             continue;
         }
@@ -158,10 +158,14 @@ std::vector<tp_bpf_insn> lower_seccomp(const Profile &profile)
         // argument cases can only refuse in its cases and allow otherwise.
         if (!(rule.otherwise == Action::allow()))
             throw std::logic_error("seccomp profile: argument cases need `otherwise` = allow");
-        for (const Case &c : rule.cases)
-            add_case(f, rule.nr, c);
+        add_cases(f, rule, added);
     }
-    return f.export_bpf();
+    std::vector<tp_bpf_insn> prog = f.export_bpf();
+    if (prog.size() > TP_BPF_MAXINSNS)
+        throw std::runtime_error("the filter would be " + std::to_string(prog.size()) +
+                                 " instructions long, the kernel's limit is " + std::to_string(TP_BPF_MAXINSNS) +
+                                 ": fewer or simpler syscall rules");
+    return prog;
 }
 
 }  // namespace tartaros::seccomp

@@ -6,6 +6,7 @@
 #include "seccomp_profile.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <optional>
 #include <set>
@@ -14,6 +15,8 @@
 #include <string>
 
 #include "bpf_check.h"
+#include "seccomp_cube.h"
+#include "seccomp_merge.h"
 #include "syscall_table.h"
 
 namespace tartaros::seccomp {
@@ -211,6 +214,8 @@ SeccompData call(uint32_t nr, uint32_t arch = TP_ARCH_X86_64)
     return d;
 }
 
+bool is_bit_test(const ArgTest &t) { return t.kind == ArgTest::Kind::AnyBit || t.kind == ArgTest::Kind::NoBit; }
+
 // The constants a test compares with (each bit of a mask too), their neighbours, and the
 // extremes.
 void add_core_values(const ArgTest &t, std::set<uint32_t> &lows)
@@ -222,7 +227,7 @@ void add_core_values(const ArgTest &t, std::set<uint32_t> &lows)
     };
     for (uint32_t v : t.values)
         near(v);
-    if (t.kind == ArgTest::Kind::AnyBit) {
+    if (is_bit_test(t)) {
         lows.insert(~t.values[0]);
         for (uint32_t bit = 1; bit != 0; bit <<= 1)
             if (t.values[0] & bit)
@@ -242,7 +247,7 @@ void add_bit_values(const ArgTest &t, std::set<uint32_t> &lows)
         lows.insert(bit - 1);
         for (uint32_t v : t.values)
             lows.insert(v ^ bit);
-        if (t.kind == ArgTest::Kind::AnyBit && (t.values[0] & bit))
+        if (is_bit_test(t) && (t.values[0] & bit))
             lows.insert(bit | ~t.values[0]);
     }
 }
@@ -288,8 +293,42 @@ void visit_product(SeccompData &d, std::span<const uint8_t> rest, uint8_t varied
     }
 }
 
+// Arguments that make `c` hold, on any syscall (no case is empty; an argument it does not
+// test holds the junk pattern).
+SeccompData witness_of(const Case &c, uint32_t nr)
+{
+    SeccompData d = call(nr);
+    for (uint8_t arg = 0; arg < 6; arg++) {
+        const std::vector<Cube> cubes = argument_cubes(c.when, arg);
+        if (!cubes.empty() && cubes.front().mask != 0)
+            d.args[arg] = cubes.front().value;
+    }
+    return d;
+}
+
+// The varied argument runs through its extended values while the other tested arguments
+// hold, case after case, the witness of the case, and then the junk pattern.
+void visit_witness_rows(const SyscallRule &rule, const std::vector<uint8_t> &tested, uint8_t varied,
+                        const ArgValues *values, const InputVisitor &visit)
+{
+    std::vector<SeccompData> rows;
+    for (const Case &c : rule.cases)
+        rows.push_back(witness_of(c, rule.nr));
+    rows.push_back(call(rule.nr));
+    for (SeccompData d : rows) {
+        for (uint8_t arg : tested)
+            if (arg != varied && (d.args[arg] >> 32) != 0)
+                d.args[arg] = values[arg].held.front();
+        for (uint64_t value : values[varied].extended) {
+            d.args[varied] = value;
+            visit(d);
+        }
+    }
+}
+
 // Each tested argument runs through its extended values while every other tested argument
-// holds each of its core values (the product over those).
+// holds each of its core values (the product over those), or, past kMaxHeldCombinations, the
+// witness rows. Past kMaxInputsPerRule inputs in all, an even sample of them (every k-th).
 void visit_argument_inputs(const SyscallRule &rule, const InputVisitor &visit)
 {
     std::vector<const ArgTest *> by_arg[6];
@@ -303,28 +342,50 @@ void visit_argument_inputs(const SyscallRule &rule, const InputVisitor &visit)
             tested.push_back(arg);
             values[arg] = values_of(by_arg[arg]);
         }
+    size_t held[6] = {}, total = 0;
+    for (uint8_t varied : tested) {
+        held[varied] = 1;
+        for (uint8_t arg : tested)
+            if (arg != varied)
+                held[varied] = std::min(held[varied] * values[arg].held.size(), kMaxHeldCombinations + 1);
+        const size_t rows = held[varied] <= kMaxHeldCombinations ? held[varied] : rule.cases.size() + 1;
+        total += rows * values[varied].extended.size();
+    }
+    const size_t stride = (total + kMaxInputsPerRule - 1) / kMaxInputsPerRule;
+    size_t seen = 0;
+    const InputVisitor sampled = [&](const SeccompData &d) {
+        if (seen++ % stride == 0)
+            visit(d);
+    };
     for (uint8_t varied : tested) {
         SeccompData d = call(rule.nr);
-        visit_product(d, tested, varied, values, visit);
+        if (held[varied] <= kMaxHeldCombinations)
+            visit_product(d, tested, varied, values, stride > 1 ? sampled : visit);
+        else
+            visit_witness_rows(rule, tested, varied, values, stride > 1 ? sampled : visit);
     }
 }
 
-// Arguments that make `c` hold, on any syscall.
-SeccompData witness_of(const Case &c, uint32_t nr)
+// The baseline and (with harden) the hardening, sorted by nr: made once per flags, as the
+// lint of a policy's syscall rules builds many profiles.
+const std::vector<SyscallRule> &built_in_rules(ProfileFlags flags)
 {
-    SeccompData d = call(nr);
-    for (const ArgTest &t : c.when) {
-        uint32_t low = 0;
-        if (t.kind == ArgTest::Kind::In)
-            low = t.values[0];
-        else if (t.kind == ArgTest::Kind::AnyBit)
-            low = t.values[0] & (~t.values[0] + 1);  // the lowest bit of the mask
-        else
-            while (std::binary_search(t.values.begin(), t.values.end(), low))
-                low++;
-        d.args[t.arg] = low;
-    }
-    return d;
+    static const std::array<std::vector<SyscallRule>, 4> kBuiltIn = [] {
+        std::array<std::vector<SyscallRule>, 4> out;
+        for (size_t i = 0; i < out.size(); i++) {
+            const ProfileFlags f{(i & 1) != 0, (i & 2) != 0};
+            add_baseline(out[i], f);
+            if (f.harden)
+                add_hardening(out[i]);
+            std::sort(out[i].begin(), out[i].end(),
+                      [](const SyscallRule &a, const SyscallRule &b) { return a.nr < b.nr; });
+            for (size_t k = 1; k < out[i].size(); k++)
+                if (out[i][k].nr == out[i][k - 1].nr)
+                    throw std::logic_error("seccomp profile has two rules for one syscall");
+        }
+        return out;
+    }();
+    return kBuiltIn[(flags.harden ? 1 : 0) | (flags.deny_unix ? 2 : 0)];
 }
 
 }  // namespace
@@ -352,20 +413,16 @@ bool ArgTest::holds(const SeccompData &d) const
         return !std::binary_search(values.begin(), values.end(), low);
     case Kind::AnyBit:
         return (low & values[0]) != 0;
+    case Kind::NoBit:
+        return (low & values[0]) == 0;
     }
     return false;
 }
 
-Profile::Profile(ProfileFlags flags) : flags_(flags)
+Profile::Profile(ProfileFlags flags, std::vector<PolicyRule> policy_rules)
+    : flags_(flags), policy_rules_(std::move(policy_rules)), rules_(built_in_rules(flags))
 {
-    add_baseline(rules_, flags);
-    if (flags.harden)
-        add_hardening(rules_);
-    std::sort(rules_.begin(), rules_.end(),
-              [](const SyscallRule &a, const SyscallRule &b) { return a.nr < b.nr; });
-    for (size_t i = 1; i < rules_.size(); i++)
-        if (rules_[i].nr == rules_[i - 1].nr)
-            throw std::logic_error("seccomp profile has two rules for one syscall");
+    merge_policy_rules(rules_, policy_rules_, shadowed_);
 }
 
 const SyscallRule *Profile::rule_for(uint32_t nr) const
@@ -393,9 +450,11 @@ Action Profile::intended(const SeccompData &d) const
 void Profile::visit_validation_inputs(const InputVisitor &visit) const
 {
     std::vector<SeccompData> witnesses;  // one per case of every rule, moved to each number
-    for (const SyscallRule &rule : rules_)
-        for (const Case &c : rule.cases)
-            witnesses.push_back(witness_of(c, 0));
+    for (const SyscallRule &rule : rules_) {
+        const size_t stride = (rule.cases.size() + kMaxWitnessesPerRule - 1) / kMaxWitnessesPerRule;
+        for (size_t i = 0; i < rule.cases.size(); i += std::max<size_t>(stride, 1))
+            witnesses.push_back(witness_of(rule.cases[i], 0));
+    }
     for (uint32_t nr = 0; nr <= kFutureMaxNr + 16; nr++) {
         visit(call(nr));
         visit(call(nr | kX32Bit));

@@ -12,7 +12,10 @@
 //     sparse masks v with each tested bit flipped); each edge is then tried on every syscall
 //     with argument rules and on every call whose path reaches an argument load (found by
 //     running a copy of the program in which those loads return a marker), crossed with the
-//     profile's boundary values of the other tested arguments.
+//     profile's boundary values of the other tested arguments (with the cases' witnesses
+//     instead past kMaxHeldCombinations of them, and every k-th call past kMaxEdgeChecks: a
+//     policy's own rules can test many arguments of many syscalls; the built-in profiles
+//     stay under both bounds).
 // Set 2 runs first: it finds a wrong argument check with a few hundred inputs where set 1 may
 // need thousands (the order changes only speed and which disagreement is named). When this was
 // written, set 1 alone let 2 behaviour-changing single-instruction mutants of every lowered
@@ -30,6 +33,7 @@
 #include "bpf_check.h"
 #include "bpf_disasm.h"
 #include "bpf_eval.h"
+#include "seccomp_cube.h"
 #include "syscall_table.h"
 
 namespace tartaros::seccomp {
@@ -40,6 +44,8 @@ constexpr uint32_t kX32Bit = 0x40000000u;
 constexpr uint32_t kNrSkip = 0xffffffffu;
 // Argument words not set on purpose hold this, so an accidental match is unlikely.
 constexpr uint64_t kJunk = 0xa5a5a5a55a5a5a5aull;
+// Set 2's calls in all, past which it samples every k-th (the built-in profiles stay under it).
+constexpr size_t kMaxEdgeChecks = 1u << 18;
 // Returned by the probe copy of a program at an argument load. Not a valid action, so no
 // program that passed tp_bpf_check returns it.
 constexpr uint32_t kProbeMarker = 0x7ffe0000u;
@@ -264,8 +270,31 @@ std::vector<SeccompData> argument_bases(std::span<const tp_bpf_insn> prog, const
     return bases;
 }
 
+// `base` with, for each case of its rule, the arguments of `values` at a witness of the case
+// (those it does not test at their first boundary), and once all at their first boundary: the
+// rows when the full crossing below would be too many.
+std::vector<SeccompData> witness_rows(const SeccompData &base, const SyscallRule &rule,
+                                      const std::map<uint8_t, std::set<uint32_t>> &values)
+{
+    SeccompData first = base;
+    for (const auto &[arg, lows] : values)
+        first.args[arg] = *lows.begin();
+    std::vector<SeccompData> out = {first};
+    for (const Case &c : rule.cases) {
+        SeccompData d = first;
+        for (const auto &[arg, lows] : values) {
+            const std::vector<Cube> cubes = argument_cubes(c.when, arg);
+            if (!cubes.empty() && cubes.front().mask != 0)
+                d.args[arg] = cubes.front().value;
+        }
+        out.push_back(d);
+    }
+    return out;
+}
+
 // `base` with every combination of the boundary values of the arguments the profile tests
-// for it, leaving out argument `skip` (the one about to be varied).
+// for it, leaving out argument `skip` (the one about to be varied); past kMaxHeldCombinations
+// combinations, the witness rows instead.
 std::vector<SeccompData> crossed(const SeccompData &base, const Profile &profile, uint32_t skip)
 {
     std::vector<SeccompData> out = {base};
@@ -277,6 +306,11 @@ std::vector<SeccompData> crossed(const SeccompData &base, const Profile &profile
         for (const ArgTest &t : c.when)
             if (t.arg != skip)
                 values[t.arg].merge(boundaries(t));
+    size_t combinations = 1;
+    for (const auto &[arg, lows] : values)
+        combinations = std::min(combinations * lows.size(), kMaxHeldCombinations + 1);
+    if (combinations > kMaxHeldCombinations)
+        return witness_rows(base, *rule, values);
     for (const auto &[arg, lows] : values) {
         std::vector<SeccompData> next;
         for (const SeccompData &d : out)
@@ -310,23 +344,39 @@ uint32_t compared_args(const std::map<uint32_t, std::set<uint32_t>> &edges)
     return args;
 }
 
-// Set 2 of the file comment: each edge of each argument word on each base call.
+// Set 2 of the file comment: each edge of each argument word on each base call, crossed with
+// the boundaries of the base's other tested arguments. Past kMaxEdgeChecks calls in all (a
+// policy's many rules on many syscalls), every k-th of them.
 std::optional<std::string> check_argument_edges(std::span<const tp_bpf_insn> prog, const Profile &profile,
                                                 const std::vector<SeccompData> &calls,
                                                 const std::map<uint32_t, std::set<uint32_t>> &edges)
 {
     const uint32_t loaded_args = compared_args(edges);
+    struct Batch {
+        uint32_t word;
+        const std::set<uint32_t> *values;
+        std::vector<SeccompData> rows;
+    };
+    std::vector<Batch> batches;
+    size_t total = 0;
     for (const SeccompData &base : argument_bases(prog, profile, calls))
         for (const auto &[word, values] : edges) {
             const uint32_t arg = word >= TP_SD_ARGS / 4 ? (word - TP_SD_ARGS / 4) / 2 : 6;
-            for (SeccompData d : crossed(base, profile, arg))
-                for (uint32_t value : values) {
-                    set_word(d, word, value);
-                    const uint32_t got = evaluate(prog, d).ret, want = profile.intended(d).ret();
-                    if (got != want)
-                        return disagreement(d, got, want, profile, loaded_args);
-                }
+            batches.push_back({word, &values, crossed(base, profile, arg)});
+            total += batches.back().rows.size() * values.size();
         }
+    const size_t stride = (total + kMaxEdgeChecks - 1) / kMaxEdgeChecks;
+    size_t seen = 0;
+    for (Batch &b : batches)
+        for (SeccompData &d : b.rows)
+            for (uint32_t value : *b.values) {
+                if (stride > 1 && seen++ % stride != 0)
+                    continue;
+                set_word(d, b.word, value);
+                const uint32_t got = evaluate(prog, d).ret, want = profile.intended(d).ret();
+                if (got != want)
+                    return disagreement(d, got, want, profile, loaded_args);
+            }
     return std::nullopt;
 }
 

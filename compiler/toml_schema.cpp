@@ -37,6 +37,44 @@ std::vector<TomlEntry> entries_in_source_order(const toml::table &table)
     return entries;
 }
 
+void PositionMap::add(uint32_t line, uint32_t col, const SourcePos &at, bool quoted_word)
+{
+    if (lines_.size() < line)
+        lines_.resize(line);
+    lines_[line - 1].push_back({col, at, quoted_word});
+}
+
+SourcePos PositionMap::map(const toml::source_position &position) const
+{
+    if (position.line == 0 || position.line > lines_.size())
+        return {};
+    const Segment *found = nullptr;
+    for (const Segment &segment : lines_[position.line - 1]) {
+        if (segment.col > position.column)
+            break;
+        found = &segment;
+    }
+    if (found == nullptr)
+        return {};
+    uint32_t past = static_cast<uint32_t>(position.column) - found->col;
+    if (found->quoted_word && past > 0)
+        --past;  // the document's opening quote is not in the .tart text
+    SourcePos at = found->at;
+    at.col += past;
+    return at;
+}
+
+SourcePos TomlSchemaReader::pos(const toml::source_region &region) const
+{
+    if (map_ != nullptr && region.path != nullptr && *region.path == map_->document_path()) {
+        SourcePos at = map_->map(region.begin);
+        if (at.line != 0)
+            return at;
+        return {file_, 0, 0};
+    }
+    return {file_, static_cast<uint32_t>(region.begin.line), static_cast<uint32_t>(region.begin.column)};
+}
+
 void TomlSchemaReader::type_error(const toml::node &node, std::string_view name, std::string_view expected)
 {
     diags_.error(pos(node.source()),

@@ -14,6 +14,7 @@
 #include "lower_net.h"
 #include "paths.h"
 #include "plan_reader.h"
+#include "seccomp_rules.h"
 #include "seccomp_verify.h"
 #include "syscall_table.h"
 #include "verify_broker.h"
@@ -28,10 +29,10 @@ namespace {
 // compile: a process that compiles or lints many policies meets the same few programs (one
 // per profile), so each (profile, program) pair is validated once. Bounded, so a stream of
 // different programs (a test's damaged plans) is simply validated each time.
-std::optional<std::string> verify_seccomp_once(std::span<const tp_bpf_insn> prog, seccomp::ProfileFlags flags)
+std::optional<std::string> verify_seccomp_once(std::span<const tp_bpf_insn> prog, const seccomp::ProfileSpec &spec)
 {
     struct Verified {
-        seccomp::ProfileFlags flags;
+        seccomp::ProfileSpec spec;
         std::vector<tp_bpf_insn> prog;
         std::optional<std::string> why;
     };
@@ -41,11 +42,11 @@ std::optional<std::string> verify_seccomp_once(std::span<const tp_bpf_insn> prog
                (prog.empty() || std::memcmp(v.prog.data(), prog.data(), prog.size_bytes()) == 0);
     };
     for (const Verified &v : verified)
-        if (v.flags == flags && same_program(v))
+        if (v.spec == spec && same_program(v))
             return v.why;
-    std::optional<std::string> why = seccomp::verify_seccomp(prog, seccomp::Profile(flags));
+    std::optional<std::string> why = seccomp::verify_seccomp(prog, seccomp::Profile(spec.flags, spec.rules));
     if (verified.size() < 16)
-        verified.push_back({flags, {prog.begin(), prog.end()}, why});
+        verified.push_back({spec, {prog.begin(), prog.end()}, why});
     return why;
 }
 
@@ -156,11 +157,28 @@ private:
         for (uint32_t i = 0; i < plan_.landlock_path_count; i++) {
             const tp_landlock_path &p = plan_.landlock_paths[i];
             rules_.push_back(LandlockRule{p.kind, p.access, p.flags, str(p.path), str(p.except), {}});
+            excepts_.push_back(except_names(rules_.back().except));
         }
         return "";
     }
 
     std::string str(tp_str s) const { return std::string(tp_plan_str(&plan_, s), s.len); }
+
+    std::vector<std::string> included_files() const
+    {
+        std::vector<std::string> paths;
+        for (uint32_t k = 0; k < plan_.source_count; k++)
+            paths.push_back(str(plan_.sources[k]));
+        return paths;
+    }
+
+    static std::vector<std::string> included_files(const Policy &policy)
+    {
+        std::vector<std::string> paths;
+        for (size_t k = 1; k < policy.sources.size(); k++)
+            paths.push_back(policy.sources[k].absolute);
+        return paths;
+    }
 
     std::string check_sections(const std::vector<uint8_t> &)
     {
@@ -169,6 +187,8 @@ private:
         if (str(plan_.meta->compiler).rfind("tartaros-compile ", 0) != 0 ||
             str(plan_.meta->policy_path) != policy_.source_path)
             return "the meta section does not name this compiler and policy";
+        if (included_files() != included_files(policy_))
+            return "the plan's included files are not the policy's";
         const uint32_t needed = TP_NS_USER | TP_NS_MOUNT | TP_NS_NET;
         if ((plan_.ns->flags & needed) != needed || (plan_.ns->required & ~plan_.ns->flags) != 0 ||
             ((plan_.ns->flags & TP_NS_PID) != 0) != policy_.process.isolate_pids.value)
@@ -189,15 +209,21 @@ private:
         return "";
     }
 
-    // The filter implements the policy's profile: structure and translation validation.
+    // The filter implements the policy's profile: the switches and the syscall rules the
+    // plan records are the policy's, then structure and translation validation of the
+    // program against the profile rebuilt from the plan.
     std::string check_seccomp(const std::vector<uint8_t> &)
     {
         if (plan_.seccomp == nullptr)
             return "the seccomp section is missing";
-        const seccomp::ProfileFlags want = seccomp_flags(policy_);
-        if (plan_.seccomp->profile != seccomp_profile_bits(want) || plan_.seccomp->table_max_nr != seccomp::kTableMaxNr)
+        if (plan_.seccomp->profile != profile_bits(seccomp_flags(policy_)) ||
+            plan_.seccomp->table_max_nr != seccomp::kTableMaxNr)
             return "the seccomp profile " + hex(plan_.seccomp->profile) + " does not match the policy";
-        const std::optional<std::string> why = verify_seccomp_once({plan_.seccomp_prog, plan_.seccomp_insn_count}, want);
+        const seccomp::ProfileSpec spec = profile_spec(plan_);
+        if (spec.rules != expected_rules(policy_))
+            return "the plan's syscall rules are not the policy's";
+        const std::optional<std::string> why =
+            verify_seccomp_once({plan_.seccomp_prog, plan_.seccomp_insn_count}, spec);
         return why ? "seccomp: " + *why : "";
     }
 
@@ -406,7 +432,8 @@ private:
     uint64_t landlock_access(const std::string &path) const
     {
         uint64_t access = 0;
-        for (const LandlockRule &r : rules_) {
+        for (size_t i = 0; i < rules_.size(); i++) {
+            const LandlockRule &r = rules_[i];
             if (!path_is_within(path, r.path))
                 continue;
             if (r.kind == TP_LL_PATH) {
@@ -414,7 +441,7 @@ private:
             } else if (path != r.path) {
                 const std::string_view below = std::string_view(path).substr(r.path == "/" ? 1 : r.path.size() + 1);
                 const std::string_view name = below.substr(0, below.find('/'));
-                if (except_names(r.except).count(std::string(name)) == 0)
+                if (excepts_[i].count(std::string(name)) == 0)
                     access |= r.access;
             }
         }
@@ -488,6 +515,7 @@ private:
     tp_plan plan_{};
     std::vector<MountStep> mounts_;
     std::vector<LandlockRule> rules_;
+    std::vector<std::set<std::string>> excepts_;  // per rule: its except list, read once (every probe asks)
     std::set<std::string> probes_;
 };
 

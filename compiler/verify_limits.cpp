@@ -5,24 +5,24 @@
 #include <map>
 #include <optional>
 
+#include "plan_origin.h"
+
 namespace tartaros {
 
 namespace {
 
 constexpr uint32_t kRlimitCore = 4;
 
-bool same(tp_origin o, const SourcePos &pos) { return o.line == pos.line && o.col == pos.col; }
-
 // The plan's value and origin of one limit against the policy's optional setting.
 template <class T>
-bool matches(uint64_t value, tp_origin o, const std::optional<Located<T>> &wanted)
+bool matches(uint64_t value, tp_origin o, const std::optional<Located<T>> &wanted, const PlanOrigins &origins)
 {
     if (!wanted)
-        return value == 0 && o.line == 0 && o.col == 0;
-    return value == wanted->value && same(o, wanted->pos);
+        return value == 0 && o.line == 0 && o.col == 0 && o.file == 0;
+    return value == wanted->value && origins.same(o, wanted->pos);
 }
 
-std::string check_limits(const tp_plan &plan, const ProcessPolicy &process)
+std::string check_limits(const tp_plan &plan, const ProcessPolicy &process, const PlanOrigins &origins)
 {
     const bool wanted = process.max_processes || process.memory_max || process.cpu_max || process.timeout;
     if ((plan.limits != nullptr) != wanted)
@@ -33,14 +33,14 @@ std::string check_limits(const tp_plan &plan, const ProcessPolicy &process)
     const tp_limits &l = *plan.limits;
     if ((plan.limits_section_flags & TP_SECF_REQUIRED) == 0)
         return "the limits section is not required";
-    if (!matches(l.max_processes, l.max_processes_origin, process.max_processes))
+    if (!matches(l.max_processes, l.max_processes_origin, process.max_processes, origins))
         return "max_processes differs from the policy's";
-    if (!matches(l.memory_max, l.memory_max_origin, process.memory_max))
+    if (!matches(l.memory_max, l.memory_max_origin, process.memory_max, origins))
         return "memory_max differs from the policy's";
-    if (!matches(l.cpu_quota_us, l.cpu_max_origin, process.cpu_max) ||
+    if (!matches(l.cpu_quota_us, l.cpu_max_origin, process.cpu_max, origins) ||
         l.cpu_period_us != (process.cpu_max ? TP_CPU_PERIOD_US : 0u))
         return "the CPU quota or period differs from the policy's cpu_max";
-    if (!matches(l.timeout_ms, l.timeout_origin, process.timeout))
+    if (!matches(l.timeout_ms, l.timeout_origin, process.timeout, origins))
         return "the timeout differs from the policy's";
     const uint64_t grace = !process.timeout         ? 0
                            : process.timeout_grace ? process.timeout_grace->value
@@ -55,7 +55,7 @@ struct Wanted {
     SourcePos pos;
 };
 
-std::string check_rlimits(const tp_plan &plan, const ProcessPolicy &process)
+std::string check_rlimits(const tp_plan &plan, const ProcessPolicy &process, const PlanOrigins &origins)
 {
     std::map<uint32_t, Wanted> wanted;
     for (const RlimitSetting &r : process.rlimits)
@@ -70,7 +70,7 @@ std::string check_rlimits(const tp_plan &plan, const ProcessPolicy &process)
         if (r.resource != next->first)
             return "rlimit " + std::to_string(i) + " is resource " + std::to_string(r.resource) + ", not " +
                    std::to_string(next->first);
-        if (r.soft != next->second.soft || r.hard != next->second.hard || !same(r.origin, next->second.pos))
+        if (r.soft != next->second.soft || r.hard != next->second.hard || !origins.same(r.origin, next->second.pos))
             return "rlimit resource " + std::to_string(r.resource) + " differs from the policy's";
     }
     return "";
@@ -80,7 +80,9 @@ std::string check_rlimits(const tp_plan &plan, const ProcessPolicy &process)
 
 std::string verify_limits(const tp_plan &plan, const Policy &policy)
 {
-    for (const std::string &err : {check_limits(plan, policy.process), check_rlimits(plan, policy.process)})
+    const PlanOrigins origins(policy);
+    for (const std::string &err :
+         {check_limits(plan, policy.process, origins), check_rlimits(plan, policy.process, origins)})
         if (!err.empty())
             return "limits: " + err;
     return "";

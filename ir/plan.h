@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define TP_MAGIC "TARTPLAN"          /* 8 bytes, no NUL in the file */
-#define TP_FORMAT_VERSION 5u
+#define TP_FORMAT_VERSION 6u
 #define TP_ARCH_X86_64 0xC000003Eu   /* AUDIT_ARCH_X86_64 */
 
 /* Hard limits: the reader refuses plans beyond them, so no count is unbounded. */
@@ -39,10 +39,13 @@ struct tp_str {
     uint32_t len;
 };
 
-/* Where a step came from: a line and column of the policy file (0,0 = implied default). */
+/* Where a step came from: a line and column of one of the policy's files (line 0 = implied
+ * default). file 0 is the policy file (tp_meta.policy_path); k >= 1 is record k-1 of
+ * TP_SEC_SOURCES (a file the policy included). col is clamped at 65535. */
 struct tp_origin {
     uint32_t line;
-    uint32_t col;
+    uint16_t col;
+    uint16_t file;
 };
 
 /* Kernel features a plan needs to be enforced in full (header.required_features). */
@@ -93,7 +96,11 @@ enum tp_section_type {
     TP_SEC_LIMITS       = 14, /* singleton tp_limits: cgroup limits and the wall-clock timeout */
     TP_SEC_RLIMITS      = 15, /* tp_rlimit[], ascending resource: the command's setrlimit values */
     TP_SEC_BROKER       = 16, /* singleton tp_broker: the credential broker */
-    TP_SEC_BROKER_CAPS  = 17  /* tp_broker_cap[]: the broker's capabilities, in policy order */
+    TP_SEC_BROKER_CAPS  = 17, /* tp_broker_cap[]: the broker's capabilities, in policy order */
+    TP_SEC_SOURCES      = 18, /* tp_str[]: absolute paths of the files the policy included */
+    TP_SEC_SYSCALL_RULES  = 19, /* tp_syscall_rule[]: the policy's syscall deny rules, in policy order */
+    TP_SEC_SYSCALL_TESTS  = 20, /* tp_syscall_test[]: their argument tests, rule after rule */
+    TP_SEC_SYSCALL_VALUES = 21  /* uint32_t[]: the tests' values, test after test */
 };
 
 #define TP_SECF_REQUIRED 1u   /* the guarantee this section carries may not degrade */
@@ -227,7 +234,8 @@ struct tp_exec {                   /* 16 bytes */
 
 /* TP_SEC_SECCOMP: the profile the compiler lowered into TP_SEC_SECCOMP_BPF. The enforcer only
  * loads the program; --verify rebuilds the profile's intended action table from these flags
- * and checks the program against it (translation validation). */
+ * and the policy's rules (TP_SEC_SYSCALL_RULES) and checks the program against it
+ * (translation validation). */
 enum tp_seccomp_profile {
     TP_SC_HARDEN    = 1u << 0,   /* [process] harden_syscalls: the hardening deny list */
     TP_SC_DENY_UNIX = 1u << 1    /* [network] deny_unix: AF_UNIX sockets and socketpairs refused */
@@ -237,6 +245,38 @@ struct tp_seccomp {                /* 24 bytes */
     uint32_t table_max_nr;         /* highest native syscall number the compiler's table knows */
     struct tp_origin harden_origin;     /* where harden_syscalls was set (0,0 = default) */
     struct tp_origin deny_unix_origin;  /* where deny_unix was set (0,0 = default) */
+};
+
+/* TP_SEC_SYSCALL_RULES: one `deny` rule of the policy (compiler/policy.h SyscallDenyRule), part
+ * of the profile TP_SEC_SECCOMP names: --verify and --explain rebuild the intended profile
+ * from TP_SC_* and these rules. The tests of rule i are records first_test .. first_test +
+ * test_count - 1 of TP_SEC_SYSCALL_TESTS and follow those of rule i-1 (every test belongs to
+ * exactly one rule); the values of the tests likewise in TP_SEC_SYSCALL_VALUES. Present only
+ * with TP_SEC_SECCOMP; TESTS only with RULES, VALUES only with TESTS. */
+#define TP_MAX_SYSCALL_RULES 256u   /* compiler/policy.h kMaxSyscallRules */
+#define TP_MAX_SOURCES       1024u  /* files a policy may include */
+struct tp_syscall_rule {           /* 24 bytes */
+    uint32_t nr;                   /* a native x86_64 syscall of the table (ir/syscall_names.h) */
+    uint32_t action;               /* TP_RET_ERRNO | errno (1..4095), or TP_RET_KILL_PROCESS */
+    uint32_t first_test;           /* index into TP_SEC_SYSCALL_TESTS */
+    uint32_t test_count;           /* 0..6, all must hold; 0 = every call */
+    struct tp_origin origin;       /* the rule's `deny` */
+};
+
+/* The low 32 bits of argument `arg` against the test's values (the kernel reads int arguments
+ * as 32 bits, so a test on the full register could be sidestepped with the high word). */
+enum tp_arg_test_kind {
+    TP_ARG_IN      = 1,  /* low32 is one of the values (sorted, unique, at least one) */
+    TP_ARG_NOT_IN  = 2,  /* low32 is none of them (sorted, unique, at least one) */
+    TP_ARG_ANY_BIT = 3,  /* low32 & mask != 0: exactly one value, the non-zero mask */
+    TP_ARG_NO_BIT  = 4   /* low32 & mask == 0: exactly one value, the non-zero mask */
+};
+struct tp_syscall_test {           /* 12 bytes; a rule's tests in strictly ascending arg */
+    uint8_t arg;                   /* 0..5 */
+    uint8_t kind;                  /* tp_arg_test_kind */
+    uint16_t reserved;             /* zero */
+    uint32_t first_value;          /* index into TP_SEC_SYSCALL_VALUES */
+    uint32_t value_count;
 };
 
 /* TP_SEC_SECCOMP_BPF: one classic BPF instruction (the kernel's struct sock_filter). */
@@ -428,6 +468,9 @@ static_assert(sizeof(struct tp_limits) == 72, "tp_limits layout");
 static_assert(sizeof(struct tp_rlimit) == 32, "tp_rlimit layout");
 static_assert(sizeof(struct tp_broker) == 40, "tp_broker layout");
 static_assert(sizeof(struct tp_broker_cap) == 72, "tp_broker_cap layout");
+static_assert(sizeof(struct tp_origin) == 8, "tp_origin layout");
+static_assert(sizeof(struct tp_syscall_rule) == 24, "tp_syscall_rule layout");
+static_assert(sizeof(struct tp_syscall_test) == 12, "tp_syscall_test layout");
 #endif
 
 #endif /* TARTAROS_IR_PLAN_H */

@@ -9,13 +9,56 @@
 
 #include "bpf_check.h"
 #include "net_channel.h"
+#include "plan_reader_check.h"
 
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+namespace tp_reader {
+
+int fail(const Ctx &c, const char *fmt, ...)
+{
+    if (c.errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c.err, c.errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+int check_str(const Ctx &c, tp_str s, const char *what, uint32_t index, const char *field)
+{
+    const tp_plan *p = c.plan;
+    if ((uint64_t)s.off + s.len >= p->strtab_size)
+        return fail(c, "%s %u: %s (offset %u, length %u) lies outside the %u-byte string table", what,
+                    index, field, s.off, s.len, p->strtab_size);
+    const char *str = p->strtab + s.off;
+    if (str[s.len] != '\0')
+        return fail(c, "%s %u: %s is not NUL-terminated", what, index, field);
+    if (memchr(str, '\0', s.len) != nullptr)
+        return fail(c, "%s %u: %s contains a NUL byte", what, index, field);
+    return 0;
+}
+
+int check_path(const Ctx &c, tp_str s, const char *what, uint32_t index, const char *field)
+{
+    if (check_str(c, s, what, index, field) != 0)
+        return -1;
+    if (s.len > TP_MAX_PATH)
+        return fail(c, "%s %u: %s is %u bytes long, the limit is %u", what, index, field, s.len, TP_MAX_PATH);
+    if (s.len == 0 || c.plan->strtab[s.off] != '/')
+        return fail(c, "%s %u: %s \"%s\" is not absolute", what, index, field, c.plan->strtab + s.off);
+    return 0;
+}
+
+}  // namespace tp_reader
+
 namespace {
+
+using namespace tp_reader;
 
 /* Known bits of each flag word; anything else in a plan is refused. */
 constexpr uint64_t kKnownFeatures = (1u << 11) - 1;           /* TP_FEAT_USERNS..MOUNT_API */
@@ -27,7 +70,7 @@ constexpr uint32_t kKnownExecFlags = TP_EXEC_INHERIT_ENV;
 constexpr uint32_t kKnownSectionFlags = TP_SECF_REQUIRED;
 constexpr uint32_t kKnownSeccompProfile = TP_SC_HARDEN | TP_SC_DENY_UNIX;
 constexpr uint32_t kKnownNetModes = TP_NET_PROXY | TP_NET_PORTS | TP_NET_EXPOSE | TP_NET_BROKER;
-constexpr uint32_t kTypeCount = TP_SEC_BROKER_CAPS + 1;       /* section types are 1..TP_SEC_BROKER_CAPS */
+constexpr uint32_t kTypeCount = TP_SEC_SYSCALL_VALUES + 1;    /* section types are 1..TP_SEC_SYSCALL_VALUES */
 /* Each relayed port costs the sandbox side one listener (ir/net_channel.h) or the host one. */
 constexpr uint32_t kMaxNetPorts = 256;
 constexpr uint32_t kMaxNetNames = 4096;
@@ -52,12 +95,16 @@ constexpr uint32_t kRecordSize[kTypeCount] = {
     sizeof(tp_rlimit),
     sizeof(tp_broker),
     sizeof(tp_broker_cap),
+    sizeof(tp_str),
+    sizeof(tp_syscall_rule),
+    sizeof(tp_syscall_test),
+    sizeof(uint32_t),
 };
 
 constexpr const char *kSectionName[kTypeCount] = {
     "?", "strtab", "meta", "namespaces", "mounts", "landlock", "landlock_fs", "env", "exec", "seccomp",
     "seccomp_bpf", "network", "net_ports", "net_names", "limits", "rlimits",
-    "broker", "broker_caps",
+    "broker", "broker_caps", "sources", "syscall_rules", "syscall_tests", "syscall_values",
 };
 
 bool is_singleton(uint32_t type)
@@ -65,25 +112,6 @@ bool is_singleton(uint32_t type)
     return type == TP_SEC_META || type == TP_SEC_NAMESPACES || type == TP_SEC_LANDLOCK ||
            type == TP_SEC_EXEC || type == TP_SEC_SECCOMP || type == TP_SEC_NETWORK || type == TP_SEC_LIMITS ||
            type == TP_SEC_BROKER;
-}
-
-/* Everything a check needs to report a refusal. */
-struct Ctx {
-    tp_plan *plan;
-    char *err;
-    uint32_t errlen;
-};
-
-/* Formats the one-line reason; always returns -1 so callers can `return fail(...)`. */
-__attribute__((format(printf, 2, 3))) int fail(const Ctx &c, const char *fmt, ...)
-{
-    if (c.errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c.err, c.errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
 }
 
 int check_header(const Ctx &c, const uint8_t *buf, uint32_t len)
@@ -236,6 +264,22 @@ void attach_section(tp_plan *p, const tp_section &s)
         p->broker_caps = (const tp_broker_cap *)data;
         p->broker_cap_count = s.count;
         break;
+    case TP_SEC_SOURCES:
+        p->sources = (const tp_str *)data;
+        p->source_count = s.count;
+        break;
+    case TP_SEC_SYSCALL_RULES:
+        p->syscall_rules = (const tp_syscall_rule *)data;
+        p->syscall_rule_count = s.count;
+        break;
+    case TP_SEC_SYSCALL_TESTS:
+        p->syscall_tests = (const tp_syscall_test *)data;
+        p->syscall_test_count = s.count;
+        break;
+    case TP_SEC_SYSCALL_VALUES:
+        p->syscall_values = (const uint32_t *)data;
+        p->syscall_value_count = s.count;
+        break;
     default:
         break;
     }
@@ -277,33 +321,12 @@ int check_sections(const Ctx &c, uint32_t len)
         return fail(c, "plan has network ports or names but no network section");
     if (seen[TP_SEC_BROKER_CAPS] && !seen[TP_SEC_BROKER])
         return fail(c, "plan has broker capabilities but no broker section");
-    return 0;
-}
-
-/* A tp_str must lie inside the string table, end at a NUL and contain none. */
-int check_str(const Ctx &c, tp_str s, const char *what, uint32_t index, const char *field)
-{
-    const tp_plan *p = c.plan;
-    if ((uint64_t)s.off + s.len >= p->strtab_size)
-        return fail(c, "%s %u: %s (offset %u, length %u) lies outside the %u-byte string table", what,
-                    index, field, s.off, s.len, p->strtab_size);
-    const char *str = p->strtab + s.off;
-    if (str[s.len] != '\0')
-        return fail(c, "%s %u: %s is not NUL-terminated", what, index, field);
-    if (memchr(str, '\0', s.len) != nullptr)
-        return fail(c, "%s %u: %s contains a NUL byte", what, index, field);
-    return 0;
-}
-
-/* A path the enforcer resolves from the sandbox root: absolute and bounded. */
-int check_path(const Ctx &c, tp_str s, const char *what, uint32_t index, const char *field)
-{
-    if (check_str(c, s, what, index, field) != 0)
-        return -1;
-    if (s.len > TP_MAX_PATH)
-        return fail(c, "%s %u: %s is %u bytes long, the limit is %u", what, index, field, s.len, TP_MAX_PATH);
-    if (s.len == 0 || c.plan->strtab[s.off] != '/')
-        return fail(c, "%s %u: %s \"%s\" is not absolute", what, index, field, c.plan->strtab + s.off);
+    if (seen[TP_SEC_SOURCES] && !seen[TP_SEC_META])
+        return fail(c, "plan has included files but no meta section naming the policy file");
+    if ((seen[TP_SEC_SYSCALL_RULES] && !seen[TP_SEC_SECCOMP]) ||
+        (seen[TP_SEC_SYSCALL_TESTS] && !seen[TP_SEC_SYSCALL_RULES]) ||
+        (seen[TP_SEC_SYSCALL_VALUES] && !seen[TP_SEC_SYSCALL_TESTS]))
+        return fail(c, "plan has syscall rules without a seccomp filter, tests without rules or values without tests");
     return 0;
 }
 
@@ -761,7 +784,11 @@ int check_records(const Ctx &c)
     for (uint32_t i = 0; i < p->rlimit_count; i++)
         if (check_rlimit(c, p->rlimits[i], i) != 0)
             return -1;
-    return check_net_records(c) != 0 ? -1 : check_broker_records(c);
+    if (check_net_records(c) != 0 || check_broker_records(c) != 0)
+        return -1;
+    if (check_sources(c) != 0 || check_origins(c) != 0)
+        return -1;
+    return check_syscall_rules(c);
 }
 
 }  // namespace

@@ -52,6 +52,15 @@ struct tp_plan {
     uint32_t broker_section_flags;
     const struct tp_broker_cap *broker_caps;  /* 1..TP_MAX_BROKER_CAPS with a broker */
     uint32_t broker_cap_count;
+    const struct tp_str *sources;        /* absolute paths of the included files (origin file k
+                                            is sources[k - 1]); NULL when none */
+    uint32_t source_count;
+    const struct tp_syscall_rule *syscall_rules;  /* the policy's deny rules, policy order */
+    uint32_t syscall_rule_count;
+    const struct tp_syscall_test *syscall_tests;  /* every index in a rule is in range */
+    uint32_t syscall_test_count;
+    const uint32_t *syscall_values;
+    uint32_t syscall_value_count;
 };
 
 /* Validates `buf` (len bytes, 8-aligned) and fills `out`. Returns 0, or -1 with a one-line

@@ -139,6 +139,36 @@ void PlanWriter::add_broker_cap(const tp_broker_cap &c)
     broker_caps_.push_back(c);
 }
 
+void PlanWriter::add_source(std::string_view absolute_path)
+{
+    if (sources_.size() >= TP_MAX_SOURCES)
+        throw std::length_error("plan: more than TP_MAX_SOURCES included files");
+    sources_.push_back(str(absolute_path));
+}
+
+void PlanWriter::add_syscall_rule(uint32_t nr, uint32_t action, tp_origin origin,
+                                  const std::vector<SyscallTestSpec> &tests)
+{
+    if (syscall_rules_.size() >= TP_MAX_SYSCALL_RULES)
+        throw std::length_error("plan: more than TP_MAX_SYSCALL_RULES syscall rules");
+    tp_syscall_rule r{};
+    r.nr = nr;
+    r.action = action;
+    r.first_test = static_cast<uint32_t>(syscall_tests_.size());
+    r.test_count = static_cast<uint32_t>(tests.size());
+    r.origin = origin;
+    for (const SyscallTestSpec &spec : tests) {
+        tp_syscall_test t{};
+        t.arg = spec.arg;
+        t.kind = spec.kind;
+        t.first_value = static_cast<uint32_t>(syscall_values_.size());
+        t.value_count = static_cast<uint32_t>(spec.values.size());
+        syscall_values_.insert(syscall_values_.end(), spec.values.begin(), spec.values.end());
+        syscall_tests_.push_back(t);
+    }
+    syscall_rules_.push_back(r);
+}
+
 std::vector<uint8_t> PlanWriter::finish() const
 {
     static const char kEmptyStrtab[1] = {'\0'};
@@ -181,6 +211,14 @@ std::vector<uint8_t> PlanWriter::finish() const
         sections.push_back(records(TP_SEC_BROKER, &broker_, 1, broker_required_));
     if (!broker_caps_.empty())
         sections.push_back(records(TP_SEC_BROKER_CAPS, broker_caps_.data(), broker_caps_.size(), false));
+    if (!sources_.empty())
+        sections.push_back(records(TP_SEC_SOURCES, sources_.data(), sources_.size(), false));
+    if (!syscall_rules_.empty())
+        sections.push_back(records(TP_SEC_SYSCALL_RULES, syscall_rules_.data(), syscall_rules_.size(), false));
+    if (!syscall_tests_.empty())
+        sections.push_back(records(TP_SEC_SYSCALL_TESTS, syscall_tests_.data(), syscall_tests_.size(), false));
+    if (!syscall_values_.empty())
+        sections.push_back(records(TP_SEC_SYSCALL_VALUES, syscall_values_.data(), syscall_values_.size(), false));
 
     std::size_t offset = sizeof(tp_header) + sections.size() * sizeof(tp_section);
     for (PendingSection &s : sections) {

@@ -14,6 +14,13 @@
 
 namespace tartaros::ir {
 
+// One argument test of a syscall rule, before the writer places its values.
+struct SyscallTestSpec {
+    uint8_t arg = 0;
+    uint8_t kind = TP_ARG_IN;     // tp_arg_test_kind
+    std::vector<uint32_t> values;
+};
+
 class PlanWriter {
 public:
     // Interns `s` in the string table (the same string always gets the same tp_str).
@@ -35,6 +42,15 @@ public:
     void add_rlimit(const tp_rlimit &r);  // in ascending resource order
     void set_broker(const tp_broker &b, bool required);
     void add_broker_cap(const tp_broker_cap &c);  // in policy order
+    // An included file (origin file k is the k-th call); throws std::length_error past
+    // TP_MAX_SOURCES.
+    void add_source(std::string_view absolute_path);
+    // A syscall rule of the policy, in policy order: the writer lays its tests and their
+    // values out right after the previous rule's (the reader's invariant).
+    void add_syscall_rule(uint32_t nr, uint32_t action, tp_origin origin, const std::vector<SyscallTestSpec> &tests);
+    const std::vector<tp_syscall_rule> &syscall_rules() const { return syscall_rules_; }
+    const std::vector<tp_syscall_test> &syscall_tests() const { return syscall_tests_; }
+    const std::vector<uint32_t> &syscall_values() const { return syscall_values_; }
     void set_required_features(uint64_t features) { required_features_ = features; }
     void set_min_landlock_abi(uint32_t abi) { min_landlock_abi_ = abi; }
 
@@ -54,6 +70,10 @@ private:
     bool has_broker_ = false, broker_required_ = false;
     tp_broker broker_{};
     std::vector<tp_broker_cap> broker_caps_;
+    std::vector<tp_str> sources_;
+    std::vector<tp_syscall_rule> syscall_rules_;
+    std::vector<tp_syscall_test> syscall_tests_;
+    std::vector<uint32_t> syscall_values_;
     bool has_meta_ = false, has_ns_ = false, has_landlock_ = false, has_exec_ = false, has_seccomp_ = false;
     bool ns_required_ = false, mounts_required_ = false, landlock_required_ = false, seccomp_required_ = false;
     tp_seccomp seccomp_{};

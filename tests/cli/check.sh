@@ -86,7 +86,7 @@ for flag in "${!FIELD[@]}"; do
     grep -E -- "^\| \`$flag( [A-Z]+)?\` \|" "$docs" | grep -Fq -- "| $field |" ||
         fail "docs/tartaros-run.md: no row for $flag with $field"
 done
-for sub in run compile explain lint completion man; do
+for sub in run compile explain print-policy lint completion man; do
     ok
     grep -q "^  $sub " help.txt || fail "--help lacks the command $sub"
     grep -q "^\\.B tartaros $sub" man.txt || fail "the man page lacks the command $sub"
@@ -140,7 +140,10 @@ refused "tartaros: usage: --write needs a PATH" run --write
 refused "tartaros: usage: --max-procs needs a N" run --max-procs -- true
 refused "tartaros: usage: --strict takes no value" run --strict=1 -- true
 refused "tartaros: usage: --config is given twice" run --config a --config b -- true
-refused "tartaros: usage: expected exactly one POLICY.toml" compile
+refused "tartaros: usage: expected exactly one POLICY" compile
+refused "tartaros: usage: expected exactly one POLICY" print-policy
+refused "tartaros: usage: unknown option '--json'" print-policy --json
+refused "tartaros: cannot read missing.tart: No such file or directory" print-policy missing.tart
 refused "tartaros: usage: missing -o PLAN.bin" compile x.toml
 refused "tartaros: usage: expected exactly one PLAN.bin" explain
 refused "tartaros: usage: expected at least one POLICY.toml" lint
@@ -181,6 +184,12 @@ cmp -s a.bin b.bin || fail "tartaros compile and tartaros-compile write differen
 "$tartaros" explain a.bin | grep -q '^steps in execution order:' || fail "tartaros explain"
 "$tartaros" explain a.bin --json | grep -q '^{' || fail "tartaros explain --json"
 refused "tartaros: good.toml: invalid plan: " explain good.toml
+printf 'version 1;\nfilesystem { writable_roots "ws"; }\n' >good.tart
+"$tartaros" compile good.tart -o t.bin || fail "tartaros compile good.tart"
+"$tartaros" print-policy good.toml >toml.printed || fail "tartaros print-policy good.toml"
+"$compile" --print-policy good.tart >tart.printed || fail "tartaros-compile --print-policy good.tart"
+cmp -s toml.printed tart.printed || fail "print-policy: good.toml and good.tart print differently"
+grep -qx "    writable_roots \"$PWD/ws\";" toml.printed || fail "print-policy: $(cat toml.printed)"
 refused "tartaros: unix.toml: 1 error" compile unix.toml -o c.bin
 [ -e c.bin ] && fail "a refused compile wrote a plan"
 ok

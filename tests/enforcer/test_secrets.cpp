@@ -42,12 +42,12 @@ struct FakeBroker {
     {
         strtab.reserve(4096);  // tp_str offsets only; the pointer is taken at the end
         broker.token_env = token_env.empty() ? tp_str{0, 0} : str(token_env);
-        broker.origin = {3, 1};
+        broker.origin = {3, 1, 0};
         for (size_t i = 0; i < value_envs.size(); i++) {
             tp_broker_cap c = {};
             c.name = str("cap" + std::to_string(i));
             c.value_env = str(value_envs[i]);
-            c.origin = {static_cast<uint32_t>(10 + i), 1};
+            c.origin = {static_cast<uint32_t>(10 + i), 1, 0};
             caps.push_back(c);
         }
         if (strtab.empty())

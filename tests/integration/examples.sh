@@ -1,7 +1,9 @@
 #!/bin/bash
 # The shipped examples work as documented: examples/agent.toml, examples/strict.toml and
-# examples/broker.toml compile, and under each (with --strict) an agent's ordinary work
-# succeeds in a git project while its credentials stay unreadable and its hooks unwritable.
+# examples/broker.toml, their .tart twins and examples/syscalls.tart compile, and under each
+# (with --strict) an agent's ordinary work succeeds in a git project while its credentials
+# stay unreadable and its hooks unwritable. A .tart twin prints (--print-policy) exactly what
+# its .toml prints, in the same project; syscalls.tart's own rules answer as it says.
 # Network: agent.toml and broker.toml announce their proxy and the proxy refuses a name they
 # do not allow; strict.toml grants no network at all; under none does `curl --noproxy '*'`
 # reach a server on the host's 127.0.0.1 that answers it outside. broker.toml runs with
@@ -26,17 +28,29 @@ port=$(sed -n 's/^host=//p' "$T/.runs/services.out")
 capture_as curl -sS --max-time 10 --noproxy '*' "http://127.0.0.1:$port/control"
 check_eq "control: the host's 127.0.0.1:$port answers outside the sandbox" "host GET /control host=127.0.0.1:$port" "$OUT"
 
-for example in agent strict broker; do
-    section "examples/$example.toml"
-    proj=$T/$example
+for file in agent.toml strict.toml broker.toml agent.tart strict.tart broker.tart syscalls.tart; do
+    section "examples/$file"
+    example=${file%.*}
+    policy=policy.${file##*.}
+    proj=$T/$example-${file##*.}
     mkdir -p "$proj"
-    cp "$EXAMPLES/$example.toml" "$proj/policy.toml"
+    cp "$EXAMPLES/$file" "$proj/$policy"
     printf '#include <stdio.h>\nint main(void) { puts("built"); return 0; }\n' >"$proj/main.c"
+    cp "$SYSPROBE" "$proj/it-syscalls"  # in the project: strict.* shows nothing of the fixture's directory
     IN_DIR=$proj run_as git init -q --template= "$proj" >/dev/null
-    compile "$proj/policy.toml" "$T/plans/$example.plan" || continue
+    if [ "$policy" = policy.tart ] && [ -e "$EXAMPLES/$example.toml" ]; then
+        cp "$EXAMPLES/$example.toml" "$proj/twin.toml"
+        IN_DIR=$proj capture_as "$COMPILE" --print-policy twin.toml
+        toml_text=$OUT
+        IN_DIR=$proj capture_as "$COMPILE" --print-policy "$policy"
+        expect_rc 0 "$file: --print-policy"
+        check_eq "$file: --print-policy prints what $example.toml prints" "$toml_text" "$OUT"
+        rm "$proj/twin.toml"
+    fi
+    compile "$proj/$policy" "$T/plans/$file.plan" || continue
     IT_ENV=()
     [ "$example" = broker ] && IT_ENV=(GITHUB_TOKEN=it-example-github-value NPM_TOKEN=it-example-npm-value)
-    IN_DIR=$proj sbx_script --strict "$T/plans/$example.plan" <<SCRIPT
+    IN_DIR=$proj sbx_script --strict "$T/plans/$file.plan" <<SCRIPT
 cd "$proj"
 t write sh -c 'echo work > notes.txt'
 t commit sh -c 'git add notes.txt && git -c user.email=a@b -c user.name=n commit -qm first'
@@ -45,7 +59,7 @@ t python /usr/bin/python3 -c 'print(6 * 7)'
 t key cat "$T/home/.ssh/id_ed25519"
 t hook sh -c 'echo "#!/bin/sh" > .git/hooks/pre-commit'
 t config sh -c 'echo "[core] hooksPath = /x" >> .git/config'
-t policy sh -c 'echo "# weakened" >> policy.toml'
+t policy sh -c 'echo "# weakened" >> $policy'
 t proxy_env sh -c 'echo "\$HTTPS_PROXY"'
 t refused curl -sS --max-time 10 -o /dev/null -w '%{http_code} %header{x-proxy-error}' http://example.com/
 t direct curl -sS --max-time 10 --noproxy '*' http://127.0.0.1:$port/direct
@@ -54,9 +68,13 @@ t broker_token sh -c 'wc -c < "\$CREDENTIALS_DIRECTORY/broker-token"'
 t broker_vars sh -c 'env | grep -c "^\(GITHUB\|NPM\)_TOKEN=\|it-example-"'
 t broker_method sh -c 'curl -sS --max-time 10 -o /dev/null -w "%{http_code} %header{x-broker-error}" -X DELETE -H "X-Broker-Auth: \$(cat "\$CREDENTIALS_DIRECTORY/broker-token")" "\$TARTAROS_BROKER_URL/github/repos/myorg/project"'
 t broker_path sh -c 'curl -sS --max-time 10 -o /dev/null -w "%{http_code} %header{x-broker-error}" -H "X-Broker-Auth: \$(cat "\$CREDENTIALS_DIRECTORY/broker-token")" "\$TARTAROS_BROKER_URL/github/repos/otherorg/project"'
+./it-syscalls kcmp nr 312
+./it-syscalls tiocsetd ioctl /dev/null 0x5423
+./it-syscalls pidfd_getfd nr 438
+./it-syscalls uselib nr 134; echo "uselib.status=\$?"
 SCRIPT
     IT_ENV=()
-    expect_rc 0 "$example: the sandbox ran"
+    expect_rc 0 "$file: the sandbox ran"
     expect write ok "writing in the project"
     expect commit ok "git commit in the project"
     expect cc ok "compiling and running C (private /tmp)"
@@ -84,9 +102,18 @@ SCRIPT
     else
         expect broker_url.data '' "no broker"
     fi
-    check "$example: the commit is in the host's repository" git -c safe.directory="*" -C "$proj" log --oneline -1
-    check_not "$example: no hook was planted" test -e "$proj/.git/hooks/pre-commit"
-    check_not "$example: the policy was not changed" grep -q weakened "$proj/policy.toml"
+    if [ "$example" = syscalls ]; then
+        expect kcmp ENOSYS "deny kcmp errno ENOSYS"
+        expect tiocsetd EPERM "deny ioctl when arg1 in {TIOCSETD, ...}"
+        expect pidfd_getfd EPERM "deny pidfd_getfd (EPERM by default)"
+        expect uselib.status 159 "deny uselib kill: SIGSYS"
+    else
+        expect_not kcmp ENOSYS "kcmp reaches the kernel"
+        expect tiocsetd ENOTTY "TIOCSETD on /dev/null reaches the kernel"
+    fi
+    check "$file: the commit is in the host's repository" git -c safe.directory="*" -C "$proj" log --oneline -1
+    check_not "$file: no hook was planted" test -e "$proj/.git/hooks/pre-commit"
+    check_not "$file: the policy was not changed" grep -q weakened "$proj/$policy"
 done
 
 it_finish

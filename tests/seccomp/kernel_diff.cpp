@@ -1,6 +1,7 @@
 // seccomp_kernel_diff — the kernel differential test of the seccomp lowering.
 //
-// For each of the four profiles (harden × deny_unix), the program lower_seccomp() produced is
+// For each of the four profiles (harden × deny_unix), and the hardened one with a policy's own
+// syscall rules of every kind (policy_rules()), the program lower_seccomp() produced is
 // installed in a forked child, the child makes real system calls with exact register values,
 // and what the kernel did is compared with what evaluate() (compiler/bpf_eval.h) predicts for
 // the same seccomp_data and with Profile::intended(). Any difference fails the test.
@@ -44,6 +45,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <array>
 #include <chrono>
 #include <cinttypes>
@@ -317,13 +319,32 @@ Outcome outcome_of_death(const TestCase &c, int status)
 struct Variant {
     ts::ProfileFlags flags;
     bool unprivileged;
+    std::vector<ts::PolicyRule> rules = {};  // a policy's own syscall rules (seccomp_merge.h)
 };
 
 std::string variant_name(const Variant &v)
 {
     return std::string("harden=") + (v.flags.harden ? "1" : "0") +
            " deny_unix=" + (v.flags.deny_unix ? "1" : "0") +
+           (v.rules.empty() ? "" : " +" + std::to_string(v.rules.size()) + " policy rules") +
            (v.unprivileged ? " uid=65534" : " uid=" + std::to_string(geteuid()));
+}
+
+// Policy rules of every kind, some cut by the hardening's cases or by each other, on calls the
+// harness does not need (not exit, exit_group or seccomp).
+std::vector<ts::PolicyRule> policy_rules()
+{
+    using K = ts::ArgTest::Kind;
+    auto nr = [](std::string_view name) { return *ts::syscall_number(name); };
+    return {
+        {nr("ioctl"), {{K::In, 1, {0x541b}}}, ts::Action::error(EXDEV), "r.tart:1:1"},
+        {nr("kcmp"), {{K::In, 0, {1, 2}}, {K::AnyBit, 2, {0x6}}}, ts::Action::kill(), "r.tart:2:1"},
+        {nr("kcmp"), {}, ts::Action::error(EPERM), "r.tart:3:1"},
+        {nr("mprotect"), {{K::AnyBit, 2, {0x4}}}, ts::Action::error(EACCES), "r.tart:4:1"},
+        {nr("mmap"), {{K::NoBit, 3, {0x20}}}, ts::Action::error(EINVAL), "r.tart:5:1"},
+        {nr("socket"), {{K::In, 0, {2}}, {K::In, 1, {3}}}, ts::Action::error(ESOCKTNOSUPPORT), "r.tart:6:1"},
+        {nr("personality"), {{K::NotIn, 0, {8}}}, ts::Action::error(EINVAL), "r.tart:7:1"},
+    };
 }
 
 struct Tally {
@@ -582,7 +603,7 @@ std::string calibrate(std::vector<TestCase> cases, bool unprivileged, Calibratio
 bool run_variant(const Variant &v, bool with_i386)
 {
     auto t0 = std::chrono::steady_clock::now();
-    ts::Profile profile(v.flags);
+    ts::Profile profile(v.flags, v.rules);
     std::vector<tp_bpf_insn> policy = ts::lower_seccomp(profile);
     CaseCounts counts;
     Calibration cal;
@@ -674,6 +695,10 @@ int main()
                     bool pass = run_variant({{harden, deny_unix}, unprivileged}, with_i386);
                     (pass ? passed : failed)++;
                 }
+        for (bool unprivileged : users) {
+            bool pass = run_variant({{true, false}, unprivileged, policy_rules()}, with_i386);
+            (pass ? passed : failed)++;
+        }
         std::printf("kernel_diff: %zu passed, %zu failed\n", passed + ok, failed + !ok);
         return ok && failed == 0 ? 0 : 1;
     } catch (const std::exception &e) {

@@ -12,6 +12,7 @@
 #include "lower.h"
 #include "plan_writer.h"
 #include "seccomp_lower.h"
+#include "seccomp_rules.h"
 #include "syscall_table.h"
 
 using tartaros::explain_plan;
@@ -62,25 +63,25 @@ std::vector<uint8_t> sample_plan(const char *odd_path = "/home/u/.ssh")
 {
     PlanWriter w;
     w.set_meta({w.str("/home/u/proj/policy.toml"), w.str("tartaros-compile 0.1.0"), 1, 0});
-    w.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_PID | TP_NS_UTS, TP_NS_USER | TP_NS_MOUNT, w.str(""), {3, 1}},
+    w.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_PID | TP_NS_UTS, TP_NS_USER | TP_NS_MOUNT, w.str(""), {3, 1, 0}},
                      true);
-    add_mount(w, TP_MNT_ROOT_READONLY, TP_MNTF_REQUIRED, "/", "", "", {0, 0});
-    add_mount(w, TP_MNT_DEV, 0, "/dev", "", "", {0, 0});
-    add_mount(w, TP_MNT_BIND, 0, "/home/u/proj", "/home/u/proj", "", {5, 12});
-    add_mount(w, TP_MNT_MASK, TP_MNTF_MASK_ABSENT, odd_path, "", "", {9, 3});
-    add_mount(w, TP_MNT_PIN, 0, "/home/u/proj", "", "/home/u/proj", {7, 3});
+    add_mount(w, TP_MNT_ROOT_READONLY, TP_MNTF_REQUIRED, "/", "", "", {0, 0, 0});
+    add_mount(w, TP_MNT_DEV, 0, "/dev", "", "", {0, 0, 0});
+    add_mount(w, TP_MNT_BIND, 0, "/home/u/proj", "/home/u/proj", "", {5, 12, 0});
+    add_mount(w, TP_MNT_MASK, TP_MNTF_MASK_ABSENT, odd_path, "", "", {9, 3, 0});
+    add_mount(w, TP_MNT_PIN, 0, "/home/u/proj", "", "/home/u/proj", {7, 3, 0});
     add_mount(w, TP_MNT_WRITE_DENY, TP_MNTF_REQUIRED | TP_MNTF_MATERIALIZE_DIR, "/home/u/proj/.git/hooks", "",
-              "/home/u/proj", {7, 3});
-    add_mount(w, TP_MNT_SYMLINK, 0, "/bin", "usr/bin", "", {0, 0});
-    add_mount(w, TP_MNT_BIND, TP_MNTF_RDONLY | TP_MNTF_OPTIONAL, "/lib64", "/lib64", "", {0, 0});
+              "/home/u/proj", {7, 3, 0});
+    add_mount(w, TP_MNT_SYMLINK, 0, "/bin", "usr/bin", "", {0, 0, 0});
+    add_mount(w, TP_MNT_BIND, TP_MNTF_RDONLY | TP_MNTF_OPTIONAL, "/lib64", "/lib64", "", {0, 0, 0});
     w.set_mounts_required(true);
     w.set_landlock({TP_LL_FS_ALL_ABI7, 0, 0, 7, TP_MNTF_REQUIRED}, true);
-    add_rule(w, TP_LL_PATH, kRead, 0, "/usr", "", {0, 0});
-    add_rule(w, TP_LL_EXPAND, kRead, TP_MNTF_OPTIONAL, "/home/u", ".ssh/.gnupg", {14, 1});
-    add_rule(w, TP_LL_PATH, TP_LL_FS_ALL_ABI7, 0, "/home/u/proj", "", {5, 12});
-    add_env(w, TP_ENV_PASS, "TERM", "", {0, 0});
-    add_env(w, TP_ENV_SET, "PATH", "/usr/bin:/bin", {17, 5});
-    w.set_exec({0, 0, {20, 1}});
+    add_rule(w, TP_LL_PATH, kRead, 0, "/usr", "", {0, 0, 0});
+    add_rule(w, TP_LL_EXPAND, kRead, TP_MNTF_OPTIONAL, "/home/u", ".ssh/.gnupg", {14, 1, 0});
+    add_rule(w, TP_LL_PATH, TP_LL_FS_ALL_ABI7, 0, "/home/u/proj", "", {5, 12, 0});
+    add_env(w, TP_ENV_PASS, "TERM", "", {0, 0, 0});
+    add_env(w, TP_ENV_SET, "PATH", "/usr/bin:/bin", {17, 5, 0});
+    w.set_exec({0, 0, {20, 1, 0}});
     w.set_required_features(TP_FEAT_USERNS | TP_FEAT_MOUNTNS | TP_FEAT_LANDLOCK);
     w.set_min_landlock_abi(5);
     return w.finish();
@@ -105,7 +106,7 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
     std::vector<uint8_t> plan = sample_plan();
     std::string text = explain(plan, false);
 
-    CHECK(has(text, "plan: format 5, " + std::to_string(plan.size()) + " bytes, checksum 0x"));
+    CHECK(has(text, "plan: format 6, " + std::to_string(plan.size()) + " bytes, checksum 0x"));
     CHECK(has(text, "required features: userns|mountns|landlock\n"));
     CHECK(has(text, "minimum Landlock ABI: 5\n"));
     CHECK(has(text, "policy: /home/u/proj/policy.toml (version 1)\n"));
@@ -177,7 +178,7 @@ TEST_CASE("explain: JSON is valid and carries the same content")
 {
     std::string json = explain(sample_plan(), true);
     CHECK(JsonChecker(json).document());
-    CHECK(has(json, "\"format_version\":5"));
+    CHECK(has(json, "\"format_version\":6"));
     CHECK(has(json, "\"required_features\":[\"userns\",\"mountns\",\"landlock\"]"));
     CHECK(has(json, "\"min_landlock_abi\":5"));
     CHECK(has(json, "\"policy_path\":\"/home/u/proj/policy.toml\""));
@@ -238,8 +239,8 @@ namespace {
 std::vector<uint8_t> seccomp_plan(tartaros::seccomp::ProfileFlags flags)
 {
     tartaros::ir::PlanWriter w;
-    const uint32_t profile = tartaros::seccomp_profile_bits(flags);
-    w.set_seccomp({profile, tartaros::seccomp::kTableMaxNr, {30, 1}, {flags.deny_unix ? 33u : 0u, 1}},
+    const uint32_t profile = tartaros::profile_bits(flags);
+    w.set_seccomp({profile, tartaros::seccomp::kTableMaxNr, {30, 1, 0}, {flags.deny_unix ? 33u : 0u, 1, 0}},
                   tartaros::seccomp::lower_seccomp(tartaros::seccomp::Profile(flags)), true);
     return w.finish();
 }
@@ -271,8 +272,9 @@ TEST_CASE("explain: the seccomp step shows the profile, its cost, the action tab
 
     const std::string json = explain(seccomp_plan({true, true}), true);
     CHECK(JsonChecker(json).document());
-    CHECK(has(json, "{\"step\":\"seccomp\",\"required\":true,\"harden_syscalls\":true,\"harden_origin\":{\"line\":30,"
-                    "\"col\":1},\"deny_unix\":true,\"deny_unix_origin\":{\"line\":33,\"col\":1},\"table_max_nr\":469,"
+    CHECK(has(json, "{\"step\":\"seccomp\",\"required\":true,\"harden_syscalls\":true,\"harden_origin\":{\"file\":\"policy\","
+                    "\"line\":30,\"col\":1},\"deny_unix\":true,\"deny_unix_origin\":{\"file\":\"policy\",\"line\":33,"
+                    "\"col\":1},\"table_max_nr\":469,"
                     "\"length\":633,"));
     CHECK(has(json, "{\"nr\":101,\"name\":\"ptrace\",\"action\":\"ERRNO(EPERM)\""));
     CHECK(has(json, "\"disassembly\":[\"     0: ld [arch]\""));
@@ -289,7 +291,7 @@ TEST_CASE("explain: the implied masks of /run and /tmp say why, and what stays r
         m.path = w.str(path);
         m.source = w.str("");
         m.anchor = w.str("");
-        m.origin = {std::string(path) == "/home/u/.ssh" ? 4u : 0u, 1};
+        m.origin = {std::string(path) == "/home/u/.ssh" ? 4u : 0u, 1, 0};
         w.add_mount(m);
     }
     w.set_landlock({TP_LL_FS_ALL_ABI7, 0, TP_LL_SCOPE_ABSTRACT_UNIX_SOCKET | TP_LL_SCOPE_SIGNAL, 7, 0}, true);

@@ -112,7 +112,7 @@ TEST_CASE("limits plan: no limit writes no limits section and only core = 0")
     Opened o(compile(Policy{}));
     CHECK(o.plan.limits == nullptr);
     CHECK(rlimits_of(o.plan) == "4:0/0@0,0 ");
-    CHECK(o.plan.header->format_version == 5);
+    CHECK(o.plan.header->format_version == 6);
 }
 
 TEST_CASE("limits plan: every limit with its origin in a required section")
@@ -213,9 +213,9 @@ TEST_CASE("limits verify: hand-made plans that miss the default core or the requ
     const Policy policy = limits_policy();
     Opened good(compile(policy));
     const tp_limits l = *good.plan.limits;
-    const tp_rlimit stack{3, 0, 8ull << 20, 8ull << 20, {7, 52}};
-    const tp_rlimit core{4, 0, 0, 0, {0, 0}};
-    const tp_rlimit nofile{7, 0, 1024, 4096, {7, 13}};
+    const tp_rlimit stack{3, 0, 8ull << 20, 8ull << 20, {7, 52, 0}};
+    const tp_rlimit core{4, 0, 0, 0, {0, 0, 0}};
+    const tp_rlimit nofile{7, 0, 1024, 4096, {7, 13, 0}};
     CHECK(verify_limits(Opened(plan_with(&l, true, {stack, core, nofile})).plan, policy) == "");
     CHECK(verify_limits(Opened(plan_with(&l, false, {stack, core, nofile})).plan, policy) ==
           "limits: the limits section is not required");
@@ -223,7 +223,7 @@ TEST_CASE("limits verify: hand-made plans that miss the default core or the requ
           "limits: the plan has no limits section, the policy sets limits");
     CHECK(verify_limits(Opened(plan_with(&l, true, {stack, nofile})).plan, policy) ==
           "limits: the plan sets 2 rlimits, the policy 3 (core included)");
-    const tp_rlimit data{2, 0, 0, 0, {0, 0}};
+    const tp_rlimit data{2, 0, 0, 0, {0, 0, 0}};
     CHECK(verify_limits(Opened(plan_with(&l, true, {data, stack, nofile})).plan, policy) ==
           "limits: rlimit 0 is resource 2, not 3");
     tp_rlimit core_set = core;

@@ -427,6 +427,35 @@ TEST_CASE("policy-writable: a policy in a writable root only by its real path") 
                 "policy-writable") == 0);
 }
 
+TEST_CASE("policy-writable: an included file in a writable root only by its real path") {
+    TempDir dir;
+    REQUIRE(std::filesystem::create_directory(dir.path + "/real"));
+    REQUIRE(symlink("real", (dir.path + "/link").c_str()) == 0);
+    dir.write("real/rules.tart", "version 1;\n");
+    const std::string policy_file = dir.write("agent.toml", "");
+    const std::string text = "version = 1\n[filesystem]\nwritable_roots = [\"" + dir.path + "/real\"]\n";
+    // The lint of a policy whose sources list `included` (as the front-ends set them).
+    auto lint_including = [&](const std::string &included, const std::string &extra = "") {
+        Diagnostics diags;
+        std::optional<Policy> policy = parse_toml_policy_text(text + extra, policy_file, diags);
+        REQUIRE(policy);
+        policy->sources = {{policy_file, policy_file}, {"link/rules.tart", included}};
+        lint_policy_rules(text + extra, policy_file, &*policy, diags);
+        return found(diags, "policy-writable");
+    };
+    const std::vector<std::string> writable = lint_including(dir.path + "/link/rules.tart");
+    REQUIRE(writable.size() == 1);
+    CHECK(writable[0] == "3:19 the file 'link/rules.tart' this policy includes lies in the writable root '" +
+                             dir.path + "/real' by its real path " + dir.path +
+                             "/real/rules.tart, not by the path it was named by (" + dir.path +
+                             "/link/rules.tart), so the compiler's automatic write deny misses it: an agent in this "
+                             "sandbox could rewrite its own policy; include it by its real path, or add '" +
+                             dir.path + "/real/rules.tart' to write_denies");
+    CHECK(lint_including(dir.path + "/real/rules.tart").empty());  // the implied write deny
+    CHECK(lint_including(dir.path + "/link/rules.tart",
+                         "write_denies = [\"" + dir.path + "/real/rules.tart\"]\n").empty());
+}
+
 // --- network, process, env -------------------------------------------------------------------
 
 TEST_CASE("domain-allowed-and-denied: an allow a deny covers whole") {

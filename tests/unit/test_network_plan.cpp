@@ -84,14 +84,14 @@ std::vector<std::string> names(const tp_plan &p)
 std::vector<uint8_t> network_plan()
 {
     ir::PlanWriter w;
-    w.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_NET, TP_NS_USER, w.str(""), {1, 1}}, true);
-    w.set_network({TP_NET_PROXY | TP_NET_PORTS | TP_NET_EXPOSE, 3128, 0, {3, 1}});
-    w.add_net_port({5432, TP_PORT_LOCAL, 0, {6, 1}});
-    w.add_net_port({8080, TP_PORT_EXPOSE, 0, {7, 1}});
-    w.add_net_port({443, TP_PORT_DESTINATION, 0, {0, 0}});
-    w.add_net_name({TP_NAME_ALLOW, 0, w.str("*.example.com"), w.str(""), {3, 1}});
-    w.add_net_name({TP_NAME_DENY, 0, w.str("bad.example.com"), w.str(""), {4, 1}});
-    w.add_net_name({TP_NAME_PIN, 0, w.str("allowed.test"), w.str("::1"), {5, 1}});
+    w.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_NET, TP_NS_USER, w.str(""), {1, 1, 0}}, true);
+    w.set_network({TP_NET_PROXY | TP_NET_PORTS | TP_NET_EXPOSE, 3128, 0, {3, 1, 0}});
+    w.add_net_port({5432, TP_PORT_LOCAL, 0, {6, 1, 0}});
+    w.add_net_port({8080, TP_PORT_EXPOSE, 0, {7, 1, 0}});
+    w.add_net_port({443, TP_PORT_DESTINATION, 0, {0, 0, 0}});
+    w.add_net_name({TP_NAME_ALLOW, 0, w.str("*.example.com"), w.str(""), {3, 1, 0}});
+    w.add_net_name({TP_NAME_DENY, 0, w.str("bad.example.com"), w.str(""), {4, 1, 0}});
+    w.add_net_name({TP_NAME_PIN, 0, w.str("allowed.test"), w.str("::1"), {5, 1, 0}});
     return w.finish();
 }
 
@@ -291,38 +291,38 @@ TEST_CASE("network: names that could smuggle an option or '=' into the proxy's c
     for (const char *bad : {"-x", "a=b", "a b", "A.example.com", "*", "*.", "a/b", "x\ny"}) {
         CAPTURE(bad);
         ir::PlanWriter w;
-        w.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_NET, TP_NS_USER, w.str(""), {1, 1}}, true);
-        w.set_network({TP_NET_PROXY, 3128, 0, {3, 1}});
-        w.add_net_name({TP_NAME_ALLOW, 0, w.str(bad), w.str(""), {3, 1}});
+        w.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_NET, TP_NS_USER, w.str(""), {1, 1, 0}}, true);
+        w.set_network({TP_NET_PROXY, 3128, 0, {3, 1, 0}});
+        w.add_net_name({TP_NAME_ALLOW, 0, w.str(bad), w.str(""), {3, 1, 0}});
         CHECK(open_error(w.finish()).find("not a normalised host name") != std::string::npos);
     }
     ir::PlanWriter w;
-    w.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_NET, TP_NS_USER, w.str(""), {1, 1}}, true);
-    w.set_network({TP_NET_PROXY, 3128, 0, {3, 1}});
-    w.add_net_name({TP_NAME_ALLOW, 0, w.str("a.test"), w.str(""), {3, 1}});
-    w.add_net_name({TP_NAME_PIN, 0, w.str("a.test"), w.str("1.2.3.4 --allow"), {3, 1}});
+    w.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_NET, TP_NS_USER, w.str(""), {1, 1, 0}}, true);
+    w.set_network({TP_NET_PROXY, 3128, 0, {3, 1, 0}});
+    w.add_net_name({TP_NAME_ALLOW, 0, w.str("a.test"), w.str(""), {3, 1, 0}});
+    w.add_net_name({TP_NAME_PIN, 0, w.str("a.test"), w.str("1.2.3.4 --allow"), {3, 1, 0}});
     CHECK(open_error(w.finish()).find("IP literal") != std::string::npos);
 }
 
 TEST_CASE("network: the reader refuses relays without the private network namespace or listeners beyond the channel")
 {
     ir::PlanWriter w;
-    w.set_namespaces({TP_NS_USER | TP_NS_MOUNT, TP_NS_USER, w.str(""), {1, 1}}, true);
-    w.set_network({TP_NET_PORTS, 0, 0, {3, 1}});
-    w.add_net_port({5432, TP_PORT_LOCAL, 0, {6, 1}});
+    w.set_namespaces({TP_NS_USER | TP_NS_MOUNT, TP_NS_USER, w.str(""), {1, 1, 0}}, true);
+    w.set_network({TP_NET_PORTS, 0, 0, {3, 1, 0}});
+    w.add_net_port({5432, TP_PORT_LOCAL, 0, {6, 1, 0}});
     CHECK(open_error(w.finish()).find("network namespace") != std::string::npos);
 
     ir::PlanWriter many;
-    many.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_NET, TP_NS_USER, many.str(""), {1, 1}}, true);
-    many.set_network({TP_NET_PROXY | TP_NET_PORTS, 3128, 0, {3, 1}});
-    many.add_net_name({TP_NAME_ALLOW, 0, many.str("a.test"), many.str(""), {3, 1}});
+    many.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_NET, TP_NS_USER, many.str(""), {1, 1, 0}}, true);
+    many.set_network({TP_NET_PROXY | TP_NET_PORTS, 3128, 0, {3, 1, 0}});
+    many.add_net_name({TP_NAME_ALLOW, 0, many.str("a.test"), many.str(""), {3, 1, 0}});
     for (uint16_t p = 1; p <= 64; p++)
-        many.add_net_port({static_cast<uint16_t>(10000 + p), TP_PORT_LOCAL, 0, {6, 1}});
+        many.add_net_port({static_cast<uint16_t>(10000 + p), TP_PORT_LOCAL, 0, {6, 1, 0}});
     CHECK(open_error(many.finish()).find("listeners inside") != std::string::npos);
 
     ir::PlanWriter orphan;
-    orphan.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_NET, TP_NS_USER, orphan.str(""), {1, 1}}, true);
-    orphan.add_net_port({5432, TP_PORT_LOCAL, 0, {6, 1}});
+    orphan.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_NET, TP_NS_USER, orphan.str(""), {1, 1, 0}}, true);
+    orphan.add_net_port({5432, TP_PORT_LOCAL, 0, {6, 1, 0}});
     CHECK(open_error(orphan.finish()).find("no network section") != std::string::npos);
 }
 

@@ -23,14 +23,14 @@ std::vector<uint8_t> build(const char *home)
     m.op = TP_MNT_BIND;
     m.path = w.str(home);
     m.source = w.str(home);
-    m.origin = {4, 2};
+    m.origin = {4, 2, 0};
     w.add_mount(m);
     tp_env e{};
     e.op = TP_ENV_SET;
     e.name = w.str("HOME");
     e.value = w.str(home);
     w.add_env(e);
-    w.set_exec({TP_EXEC_INHERIT_ENV, 0, {9, 1}});
+    w.set_exec({TP_EXEC_INHERIT_ENV, 0, {9, 1, 0}});
     w.set_required_features(TP_FEAT_MOUNTNS);
     return w.finish();
 }

@@ -271,10 +271,9 @@ const Prog &lowered(ProfileFlags flags)
     return cache.back().second;
 }
 
-void mutation_test(ProfileFlags flags)
+void mutation_test(const std::string &name, const Profile &profile, const Prog &prog)
 {
-    const Profile profile(flags);
-    const Oracle oracle = oracle_for(profile, lowered(flags));
+    const Oracle oracle = oracle_for(profile, prog);
     const ValidationSet set(profile);  // verified thousands of times: inputs kept in memory
     std::vector<Mutant> mutants;
     for (uint32_t at = 0; at < oracle.prog.size(); at++)
@@ -308,7 +307,7 @@ void mutation_test(ProfileFlags flags)
         }
         work[m.at] = oracle.prog[m.at];
     }
-    MESSAGE(flags_name(flags), ": ", oracle.prog.size(), " instructions, ", mutants.size(), " mutants: ",
+    MESSAGE(name, ": ", oracle.prog.size(), " instructions, ", mutants.size(), " mutants: ",
             structural, " refused by the structural check, ", semantic, " by translation validation (",
             verifier_only, " of them differ on no oracle input), ", equivalent, " equivalent on all ",
             oracle.inputs.size(), " oracle inputs; ", missed, " changed behaviour unnoticed");
@@ -399,10 +398,30 @@ TEST_CASE("seccomp_verify: a structurally bad program is refused with the check'
     CHECK(verdict->find("beyond the end") != std::string::npos);
 }
 
+void mutation_test(ProfileFlags flags) { mutation_test(flags_name(flags), Profile(flags), lowered(flags)); }
+
 TEST_CASE("seccomp_verify: mutation test, harden off, deny_unix off") { mutation_test({false, false}); }
 TEST_CASE("seccomp_verify: mutation test, harden off, deny_unix on") { mutation_test({false, true}); }
 TEST_CASE("seccomp_verify: mutation test, harden on, deny_unix off") { mutation_test({true, false}); }
 TEST_CASE("seccomp_verify: mutation test, harden on, deny_unix on") { mutation_test({true, true}); }
+
+// The policy's own rules (seccomp_merge.h) of every kind, some cut by the hardening's cases or
+// by each other: their comparisons are as closely checked as the built-in ones.
+TEST_CASE("seccomp_verify: mutation test, harden on, the policy's syscall rules")
+{
+    using K = ArgTest::Kind;
+    auto nr = [](std::string_view name) { return *syscall_number(name); };
+    const std::vector<PolicyRule> rules = {
+        {nr("ioctl"), {{K::In, 1, {0x541b}}}, Action::error(EACCES), "r.tart:1:1"},
+        {nr("kcmp"), {{K::In, 0, {1, 2}}, {K::AnyBit, 2, {0x6}}}, Action::kill(), "r.tart:2:1"},
+        {nr("kcmp"), {}, Action::error(EPERM), "r.tart:3:1"},
+        {nr("mprotect"), {{K::AnyBit, 2, {0x4}}}, Action::error(EACCES), "r.tart:4:1"},
+        {nr("mmap"), {{K::NoBit, 3, {0x20}}}, Action::error(EINVAL), "r.tart:5:1"},
+        {nr("personality"), {{K::NotIn, 0, {8}}}, Action::error(EINVAL), "r.tart:6:1"},
+    };
+    const Profile profile({true, false}, rules);
+    mutation_test("harden=on with policy rules", profile, lower_seccomp(profile));
+}
 
 TEST_CASE("seccomp_verify: filter statistics")
 {

@@ -23,7 +23,9 @@ import sys
 REPORTERS = {"error": "error", "warning": "warning", "note": "note", "fail": "error", "refuse": "error"}
 # Expressions that pass on an id chosen by a literal elsewhere (units, paths, domains, schema).
 FORWARDING = {"err.rule_id", "std::move(err.rule_id)", "err.rule_id.c_str()", "rule_id",
-              "std::string(refusal->rule_id)"}
+              "std::string(refusal->rule_id)",
+              # lint.cpp copies the findings of the rules run on a .tart policy's lowered TOML.
+              "d.rule_id"}
 # Tokens after which `name(` is a call rather than a declaration (")" and "else": the body of an
 # if, a loop or an else without braces).
 CALL_CONTEXT = {".", "->", "(", ")", ",", "=", "{", "}", ";", "?", ":", "return", "!", "&&", "||", "else"}
