@@ -59,6 +59,27 @@ std::string caret_line(const std::string &line, uint32_t col) {
     return out;
 }
 
+// A source line longer than this many characters prints as the part around the column, with
+// "…" where it was cut: a generated or minified policy can hold a megabyte on one line, and
+// every diagnostic on that line would print all of it.
+constexpr uint32_t kShownColumns = 200;
+
+// The part of `line` shown for column `col`, and the caret's column in that part.
+std::pair<std::string, uint32_t> shown_part(const std::string &line, uint32_t col) {
+    std::vector<size_t> starts;  // the byte offset of each character
+    for (size_t i = 0; i < line.size(); ++i)
+        if (!is_utf8_continuation(line[i])) starts.push_back(i);
+    if (starts.size() <= kShownColumns) return {line, col};
+    const uint32_t first = col > kShownColumns / 2 ? col - kShownColumns / 2 : 1;  // 1-based, characters
+    if (first > starts.size()) return {"…", 2};
+    const size_t last = std::min<size_t>(starts.size(), first + kShownColumns - 1);
+    const size_t from = starts[first - 1], to = last < starts.size() ? starts[last] : line.size();
+    std::string part = line.substr(from, to - from);
+    if (last < starts.size()) part += "…";
+    if (first == 1) return {part, col};
+    return {"…" + part, col - first + 2};
+}
+
 void print_header(std::ostream &out, const Diagnostic &d) {
     if (!d.pos.file.empty()) {
         out << d.pos.file << ':';
@@ -88,12 +109,37 @@ size_t edit_distance(const std::string &a, const std::string &b) {
     return d[n][m];
 }
 
-// Stars over the secret that starts at byte `at` of `text` (after its opening quote, if `at`
-// is one), up to the next quote, blank, ',', '}' or ']'.
-void mask_secret(std::string &text, size_t at) {
-    constexpr std::string_view kQuotes = "\"'", kEnds = "\"' \t,}]";
-    if (at < text.size() && kQuotes.find(text[at]) != std::string_view::npos) ++at;
-    for (; at < text.size() && kEnds.find(text[at]) == std::string_view::npos; ++at) text[at] = '*';
+// The byte offset of column `col` (1-based, in characters) of `text`, or its size.
+size_t byte_of_column(const std::string &text, uint32_t col) {
+    uint32_t current = 0;
+    for (size_t i = 0; i < text.size(); ++i)
+        if (!is_utf8_continuation(text[i]) && ++current == col) return i;
+    return text.size();
+}
+
+// The bytes [from, to) of `text` that the secret written at `at` takes, quotes left out: a
+// quoted one ("…", '…', or tripled) up to its closing quotes (a backslash escapes the next
+// character in a basic string); a bare one (a .tart word, or a token found inside a string)
+// up to a quote, blank, ',', ';', '}' or ']'.
+std::pair<size_t, size_t> secret_span(const std::string &text, size_t at) {
+    if (at < text.size() && (text[at] == '"' || text[at] == '\'')) {
+        const std::string quote(text.compare(at, 3, std::string(3, text[at])) == 0 ? 3 : 1, text[at]);
+        size_t end = at + quote.size();
+        while (end < text.size() && text.compare(end, quote.size(), quote) != 0)
+            end += text[end] == '\\' && quote[0] == '"' ? 2 : 1;
+        return {at + quote.size(), std::min(end, text.size())};
+    }
+    const size_t end = text.find_first_of("\"' \t,;}]", at);
+    return {at, end == std::string::npos ? text.size() : end};
+}
+
+// `text` with the secret at column `col` as one '*' per character, so carets stay in place.
+std::string mask_secret(const std::string &text, uint32_t col) {
+    const auto [from, to] = secret_span(text, byte_of_column(text, col));
+    std::string out = text.substr(0, from);
+    for (size_t i = from; i < to; ++i)
+        if (!is_utf8_continuation(text[i])) out += '*';
+    return out + text.substr(to);
 }
 
 }  // namespace
@@ -150,10 +196,18 @@ void Diagnostics::print(std::ostream &out, bool include_notes) const {
         std::string text = (*lines)[d.pos.line - 1];
         if (const auto hidden = redacted_.find({d.pos.file, d.pos.line}); hidden != redacted_.end())
             for (uint32_t col : hidden->second)
-                mask_secret(text, col - 1);
-        const std::string line = printable_line(text);
-        out << line << '\n' << caret_line(line, d.pos.col) << '\n';
+                text = mask_secret(text, col);
+        const auto [part, caret] = shown_part(printable_line(text), std::max<uint32_t>(d.pos.col, 1));
+        out << part << '\n' << caret_line(part, caret) << '\n';
     }
+}
+
+std::string position_text(const SourcePos &pos) {
+    return pos.file + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.col);
+}
+
+std::string line_of(const SourcePos &pos, const SourcePos &here) {
+    return (pos.file == here.file ? "line " : pos.file + ":") + std::to_string(pos.line);
 }
 
 std::string closest_match(const std::string &word, const std::vector<std::string> &candidates) {

@@ -1,7 +1,8 @@
 // compiler/diagnostics.h — the one way the compiler reports a problem in a policy.
 //
-// Printed as `file:line:col: severity: message [rule-id]`, then the source line and a
-// caret under the column, as editors and CI parse them. Rule ids are stable (lint docs and
+// Printed as `file:line:col: severity: message [rule-id]`, then the source line (its 200
+// characters around the column, when longer) and a caret under the column, as editors and CI
+// parse them. Rule ids are stable (lint docs and
 // tests refer to them); a position with line 0 prints as `file: severity: ...`.
 #pragma once
 
@@ -41,9 +42,9 @@ public:
     void add_source(const std::string &file, const std::string &text);
 
     // Line `line` of `file` holds a secret at column `col`: every diagnostic that shows that
-    // line (whatever its rule) shows the secret as '*' up to the next quote, blank, ',', '}'
-    // or ']' (so every caret stays in place), and a lint run in CI does not copy the secret
-    // into its log.
+    // line (whatever its rule) shows the secret as one '*' per character (so every caret stays
+    // in place): from a quote up to the closing quote, else up to a quote, blank, ',', ';', '}'
+    // or ']'. A lint run in CI does not copy the secret into its log.
     void redact(const std::string &file, uint32_t line, uint32_t col);
 
     // Every diagnostic in order, with the source line and a caret when the file is readable;
@@ -57,6 +58,13 @@ private:
     mutable std::map<std::string, std::vector<std::string>> lines_;  // file → its lines, read once
     std::map<std::pair<std::string, uint32_t>, std::vector<uint32_t>> redacted_;  // (file, line) → secrets' columns
 };
+
+// "file:line:col": how a message names another place in the policy.
+std::string position_text(const SourcePos &pos);
+
+// "line 4", or "common.tart:4" when `pos` is in another file than `here`, the position of the
+// diagnostic that names it (a .tart policy's settings come from every file it includes).
+std::string line_of(const SourcePos &pos, const SourcePos &here);
 
 // The closest of `candidates` to `word` within a small edit distance, or "" — for
 // "did you mean" hints on unknown keys.

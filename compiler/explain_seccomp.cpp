@@ -31,7 +31,8 @@ const std::vector<std::string> kSeccompLimits = {
     "a deny list over an allow-by-default: syscalls up to the compiler's table are judged, numbers past "
     "it up to 511 answer ENOSYS under harden_syscalls, and beyond 511 the kernel answers",
     "argument tests read the low 32 bits, as the kernel does for int arguments: a caller cannot slip "
-    "past one by setting the high word",
+    "past one by setting the high word; a policy rule's condition on a 64-bit argument (a length, an "
+    "offset) sees its low half too, so == V also holds for V + k*2^32 and != V does not",
     "calls a kernel takes before its seccomp hook cannot be filtered: on PVM guests (this build machine "
     "kind) numbers 335 and 336 are paravirtual entries that no filter sees",
 };

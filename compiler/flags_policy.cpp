@@ -32,12 +32,8 @@ constexpr std::array<std::string_view, 7> kMergeRules = {
     "A conflict is a refusal (exit 78) that names both places; say the setting in one place.",
 };
 
-std::string where(const SourcePos &pos) {
-    return pos.file + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.col);
-}
-
 std::string conflict(std::string_view flag, const std::string &file_setting, const SourcePos &pos) {
-    return std::string(flag) + " conflicts with " + file_setting + " at " + where(pos) + "; say it in one place";
+    return std::string(flag) + " conflicts with " + file_setting + " at " + position_text(pos) + "; say it in one place";
 }
 
 // A decimal number without sign or spaces, nullopt otherwise (or when it overflows).
@@ -128,7 +124,7 @@ bool Merger::in_credentials_dir(const FlagUse &use, const std::string &path) {
     if (!p_.broker || !path_is_within(path, TP_CREDENTIALS_DIR)) return false;
     errors_.push_back(std::string(name(use)) + " " + printable(path) +
                       " lies in the credential broker's directory " TP_CREDENTIALS_DIR " ([broker] at " +
-                      where(p_.broker->pos) + "), which the sandbox makes for its token alone");
+                      position_text(p_.broker->pos) + "), which the sandbox makes for its token alone");
     return true;
 }
 
@@ -160,7 +156,7 @@ void Merger::port(const FlagUse &use) {
     for (const Located<uint16_t> &exposed : net.expose_ports) {
         if (exposed.value == value) {
             errors_.push_back(flag + " conflicts with expose_ports = [" + std::to_string(value) + "] at " +
-                              where(exposed.pos) +
+                              position_text(exposed.pos) +
                               ": a port is relayed either out of the sandbox or into it, not both");
             return;
         }
@@ -168,14 +164,14 @@ void Merger::port(const FlagUse &use) {
     if (net.proxy_port.value == value) {
         errors_.push_back(flag + " is the proxy's own port inside the sandbox (" +
                           (net.proxy_port.pos.line == 0 ? std::string("the default proxy_port")
-                                                        : "proxy_port at " + where(net.proxy_port.pos)) +
+                                                        : "proxy_port at " + position_text(net.proxy_port.pos)) +
                           "); choose another proxy_port in the --config file");
         return;
     }
     if (p_.broker && p_.broker->port.value == value) {
         errors_.push_back(flag + " is the credential broker's own port inside the sandbox (" +
-                          (p_.broker->port.pos.line == 0 ? "the default [broker] port at " + where(p_.broker->pos)
-                                                         : "[broker] port at " + where(p_.broker->port.pos)) +
+                          (p_.broker->port.pos.line == 0 ? "the default [broker] port at " + position_text(p_.broker->pos)
+                                                         : "[broker] port at " + position_text(p_.broker->port.pos)) +
                           "); choose another port in the --config file");
         return;
     }
@@ -232,11 +228,11 @@ void Merger::env_name(const FlagUse &use) {
             if (secret == nullptr && cap.value_env.value == use.value) secret = &cap.value_env;
         if (secret != nullptr) {
             errors_.push_back("--env " + use.value + " would hand the agent a secret of the credential broker (" +
-                              where(secret->pos) + "); the broker reads it from this environment itself");
+                              position_text(secret->pos) + "); the broker reads it from this environment itself");
             return;
         }
         if (use.value == kBrokerUrlVariable || use.value == kCredentialsVariable) {
-            errors_.push_back("--env " + use.value + ": the credential broker ([broker] at " + where(b.pos) +
+            errors_.push_back("--env " + use.value + ": the credential broker ([broker] at " + position_text(b.pos) +
                               ") sets it for the agent");
             return;
         }

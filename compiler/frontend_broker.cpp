@@ -22,8 +22,6 @@ namespace {
 constexpr std::string_view kAllowedHostsPorts =
     "a capability's port is written in its own host, as 'git.example.com:8443'";
 
-std::string line_of(const SourcePos &pos) { return "line " + std::to_string(pos.line); }
-
 std::string lower_case(std::string_view text)
 {
     std::string out(text);
@@ -344,7 +342,7 @@ void BrokerReader::read_allowed_hosts(const toml::key &key, const toml::node &no
         if (first != b_.allowed_hosts.end()) {
             r_.diags().warning(at(element),
                                quoted(raw->get()) + " is already listed in 'allowed_hosts' at " +
-                                   line_of(first->pos) + "; this copy is ignored",
+                                   line_of(first->pos, at(element)) + "; this copy is ignored",
                                "duplicate");
             continue;
         }
@@ -536,7 +534,7 @@ void BrokerReader::read_word_list(const toml::key &key, const toml::node &node, 
         if (first != out.end()) {
             r_.diags().warning(at(element),
                                quoted(word->get()) + " is already listed in " + quoted(key.str()) + " at " +
-                                   line_of(first->pos) + "; this copy is ignored",
+                                   line_of(first->pos, at(element)) + "; this copy is ignored",
                                "duplicate");
             continue;
         }
@@ -569,14 +567,16 @@ void BrokerReader::check_capability(const BrokerCapability &cap, size_t index)
         if (other.name.value != cap.name.value)
             continue;
         error(cap.name.pos,
-              "capability " + quoted(cap.name.value) + " is already defined at " + line_of(other.name.pos) +
+              "capability " + quoted(cap.name.value) + " is already defined at " +
+                  line_of(other.name.pos, cap.name.pos) +
                   ": each name is one path of the broker; rename one",
               "capability-duplicate");
         break;
     }
     if (lower_case(cap.header.value) == lower_case(b_.auth_header.value)) {
-        const std::string where = b_.auth_header.pos.line == 0 ? "the default 'auth_header'"
-                                                               : "'auth_header' at " + line_of(b_.auth_header.pos);
+        const std::string where = b_.auth_header.pos.line == 0
+                                      ? "the default 'auth_header'"
+                                      : "'auth_header' at " + line_of(b_.auth_header.pos, cap.header.pos);
         if (cap.header.pos.line != 0)
             error(cap.header.pos,
                   "'header': " + quoted(cap.header.value) + " is the header that carries the broker's token (" +
@@ -592,7 +592,8 @@ void BrokerReader::check_capability(const BrokerCapability &cap, size_t index)
     }
     if (cap.value_env.pos.line != 0 && b_.token_env && b_.token_env->value == cap.value_env.value)
         error(cap.value_env.pos,
-              "'value_env': " + quoted(cap.value_env.value) + " is also 'token_env' (" + line_of(b_.token_env->pos) +
+              "'value_env': " + quoted(cap.value_env.value) + " is also 'token_env' (" +
+                  line_of(b_.token_env->pos, cap.value_env.pos) +
                   "): the agent holds the token, so it would hold this secret too; give the token its own variable",
               "broker-env-exposed");
     if (cap.host.pos.line == 0 || b_.allowed_hosts.empty())
@@ -603,7 +604,7 @@ void BrokerReader::check_capability(const BrokerCapability &cap, size_t index)
     if (!allowed)
         error(cap.host.pos,
               "'host': " + quoted(cap.host.value) + " is not matched by [broker] allowed_hosts (" +
-                  line_of(b_.allowed_hosts.front().pos) + "): add it there, or correct the host",
+                  line_of(b_.allowed_hosts.front().pos, cap.host.pos) + "): add it there, or correct the host",
               "capability-host-not-allowed");
 }
 
@@ -612,16 +613,17 @@ void BrokerReader::check_capability(const BrokerCapability &cap, size_t index)
 void check_ports(const BrokerPolicy &broker, const NetworkPolicy &network, Diagnostics &diags)
 {
     const Located<uint16_t> &port = broker.port;
-    const std::string broker_where =
-        port.pos.line == 0 ? "the default [broker] 'port'" : "[broker] 'port' at " + line_of(port.pos);
+    // Where a port is set, for a diagnostic at `here`; a default has no position.
+    const auto where = [](const Located<uint16_t> &p, const std::string &what, const SourcePos &here) {
+        return p.pos.line == 0 ? "the default " + what : what + " at " + line_of(p.pos, here);
+    };
     if (port.value == network.proxy_port.value) {
         const Located<uint16_t> &proxy = network.proxy_port;
-        const bool at_broker = port.pos.line != 0;
-        diags.error(at_broker ? port.pos : proxy.pos,
-                    "port " + std::to_string(port.value) + " is both the broker's port (" + broker_where +
-                        ") and the proxy's (" +
-                        (proxy.pos.line == 0 ? "the default 'proxy_port'" : "'proxy_port' at " + line_of(proxy.pos)) +
-                        "): each listens on its own port inside the sandbox",
+        const SourcePos &at = port.pos.line != 0 ? port.pos : proxy.pos;
+        diags.error(at,
+                    "port " + std::to_string(port.value) + " is both the broker's port (" +
+                        where(port, "[broker] 'port'", at) + ") and the proxy's (" +
+                        where(proxy, "'proxy_port'", at) + "): each listens on its own port inside the sandbox",
                     "port-conflict");
     }
     for (const auto &[name, ports] : {std::pair{"local_ports", &network.local_ports},
@@ -630,7 +632,8 @@ void check_ports(const BrokerPolicy &broker, const NetworkPolicy &network, Diagn
             if (relayed.value == port.value)
                 diags.error(relayed.pos,
                             "port " + std::to_string(relayed.value) + " in " + quoted(name) +
-                                " is the broker's own port inside the sandbox (" + broker_where + ")",
+                                " is the broker's own port inside the sandbox (" +
+                                where(port, "[broker] 'port'", relayed.pos) + ")",
                             "port-conflict");
 }
 
@@ -643,7 +646,7 @@ void check_secret_variable(const Located<std::string> &variable, std::string_vie
             continue;
         diags.error(variable.pos,
                     quoted(key) + ": " + quoted(variable.value) + " is also in [env] passthrough (" +
-                        (passed.pos.line == 0 ? std::string("its default list") : line_of(passed.pos)) +
+                        (passed.pos.line == 0 ? std::string("its default list") : line_of(passed.pos, variable.pos)) +
                         "): the agent would get the secret in its environment; remove it from passthrough (the broker "
                         "reads it from the launcher's environment itself)",
                     "broker-env-exposed");
@@ -653,7 +656,8 @@ void check_secret_variable(const Located<std::string> &variable, std::string_vie
         if (name.value != variable.value)
             continue;
         diags.error(variable.pos,
-                    quoted(key) + ": " + quoted(variable.value) + " is also set by [env] set (" + line_of(name.pos) +
+                    quoted(key) + ": " + quoted(variable.value) + " is also set by [env] set (" +
+                        line_of(name.pos, variable.pos) +
                         "): the agent would see that value, and the secret belongs in the launcher's environment; "
                         "remove it from set",
                     "broker-env-exposed");

@@ -17,10 +17,6 @@ namespace {
 
 using namespace dsl;
 
-std::string where(const SourcePos &pos) {
-    return pos.file + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.col);
-}
-
 // The toml++ source path of the document a policy's settings are lowered into: only compared
 // (TomlSchemaReader::pos), never opened.
 std::string lowered_document_path(const std::string &display_path) {
@@ -66,7 +62,7 @@ public:
                 const toml::source_position &first = into.find(key->str())->first.source().begin;
                 diags_.error(map_.map(key->source().begin),
                              quoted(key->str()) + " is already set at " +
-                                 where({toml_file_, static_cast<uint32_t>(first.line),
+                                 position_text({toml_file_, static_cast<uint32_t>(first.line),
                                         static_cast<uint32_t>(first.column)}) +
                                  "; a key that takes one value is set once in the whole policy (lists append, "
                                  "tables merge)",
@@ -180,6 +176,10 @@ void include_tart_files(toml::table &root, Policy &policy, PositionMap &map, Dia
     Merger(policy_file.display, document.map, diags).merge(root, *lowered);
     for (size_t i = 1; i < program.files.size(); ++i) policy.sources.push_back(program.files[i].file);
     for (SyscallDenyRule &rule : rules) policy.syscalls.rules.push_back(std::move(rule));
+    if (texts != nullptr) {
+        texts->lowered = document.text;
+        texts->map = document.map;
+    }
     map = std::move(document.map);
 }
 

@@ -34,7 +34,7 @@ struct PolicyTexts {
         std::string text;
     };
     std::vector<File> files;
-    std::string lowered;  // "" for a TOML policy
+    std::string lowered;  // "" for a TOML policy that includes no .tart file
     PositionMap map;
 };
 

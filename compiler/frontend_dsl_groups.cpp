@@ -16,10 +16,6 @@ namespace {
 
 constexpr int kUnvisited = 0, kExpanding = 1, kDone = 2;
 
-std::string where(const SourcePos &pos) {
-    return pos.file + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.col);
-}
-
 const char *kind_name(bool paths) { return paths ? "paths" : "domains"; }
 
 }  // namespace
@@ -33,7 +29,7 @@ Groups::Groups(const std::vector<Group> &groups, Diagnostics &diags)
         if (inserted) continue;
         diags_.error(group.name.pos,
                      "group " + quoted(group.name.text) + " is already defined at " +
-                         where(groups[first->second].name.pos) + "; group names are unique in the whole policy",
+                         position_text(groups[first->second].name.pos) + "; group names are unique in the whole policy",
                      "duplicate-group");
         state_[i] = kDone;  // never used: references find the first definition
         failed_[i] = true;
@@ -77,7 +73,7 @@ bool Groups::check_reference(const Group &from, const Value &ref, size_t &target
     const Group &to = groups_[target];
     if (to.paths != from.paths) {
         diags_.error(ref.pos,
-                     "'@" + ref.text + "' is a " + kind_name(to.paths) + " group (" + where(to.name.pos) + "); " +
+                     "'@" + ref.text + "' is a " + kind_name(to.paths) + " group (" + position_text(to.name.pos) + "); " +
                          kind_name(from.paths) + " group " + quoted(from.name.text) + " can use " +
                          kind_name(from.paths) + " groups only",
                      "group-kind");
@@ -94,7 +90,7 @@ void Groups::report_cycle(const std::vector<size_t> &stack, size_t target, const
         failed_[*it] = true;
     }
     diags_.error(ref.pos,
-                 "group " + quoted(groups_[target].name.text) + " (" + where(groups_[target].name.pos) +
+                 "group " + quoted(groups_[target].name.text) + " (" + position_text(groups_[target].name.pos) +
                      ") reaches itself: " + chain + "@" + ref.text,
                  "group-cycle");
 }

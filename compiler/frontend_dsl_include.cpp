@@ -15,10 +15,6 @@ namespace tartaros::dsl {
 
 namespace {
 
-std::string where(const SourcePos &pos) {
-    return pos.file + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.col);
-}
-
 // "a/b/" for "a/b/c.tart", "" for "c.tart".
 std::string directory_part(const std::string &path) {
     const size_t slash = path.rfind('/');
@@ -104,7 +100,7 @@ bool Loader::refuse_repeat(const Include &statement, const std::string &absolute
     const auto first = included_at_.find(absolute);
     if (first == included_at_.end()) return false;
     diags_.error(statement.path.pos,
-                 quoted(statement.path.text) + " names a file already included at " + where(first->second) +
+                 quoted(statement.path.text) + " names a file already included at " + position_text(first->second) +
                      "; a file is included once (its settings would be made twice)",
                  "include-duplicate");
     return true;

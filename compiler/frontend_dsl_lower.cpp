@@ -68,10 +68,6 @@ const TableInfo &capability_info() {
     return capability;
 }
 
-std::string where(const SourcePos &pos) {
-    return pos.file + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.col);
-}
-
 size_t code_points(std::string_view text) {
     return static_cast<size_t>(
         std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
@@ -153,7 +149,7 @@ void Lowerer::versions(bool root_is_tart, const std::optional<RootVersion> &toml
         const auto [first, inserted] = first_in_file.emplace(v.file, &v);
         if (!inserted) {
             diags_.error(v.version.pos,
-                         "'version' is already set at " + where(first->second->version.pos) +
+                         "'version' is already set at " + position_text(first->second->version.pos) +
                              "; a file states its version once",
                          "duplicate-setting");
             continue;
@@ -181,7 +177,7 @@ void Lowerer::versions(bool root_is_tart, const std::optional<RootVersion> &toml
         if (n && !n->negative && n->magnitude == static_cast<uint64_t>(policy->value)) continue;
         diags_.error(said.pos,
                      "this file says version " + printable(said.kind == Value::Kind::Integer ? said.text : "…") +
-                         " but the policy is version " + std::to_string(policy->value) + " (" + where(policy->pos) +
+                         " but the policy is version " + std::to_string(policy->value) + " (" + position_text(policy->pos) +
                          "); an included file may repeat the policy's version, not change it",
                      "unsupported-version");
     }
@@ -275,7 +271,7 @@ void Lowerer::capability(const Capability &capability) {
         if (setting.key.text == "name") {
             diags_.error(setting.key.pos,
                          "'name' is already set by 'capability " + printable(capability.name.text) + "' at " +
-                             where(capability.name.pos),
+                             position_text(capability.name.pos),
                          "duplicate-setting");
             continue;
         }
@@ -343,7 +339,7 @@ void Lowerer::entries_table(const Slot &slot) {
             if (!inserted) {
                 diags_.error(entry.name->pos,
                              quoted(entry.name->text) + " is already set in " + quoted(key.text) + " at " +
-                                 where(first->second),
+                                 position_text(first->second),
                              "duplicate-setting");
                 continue;
             }
@@ -369,7 +365,7 @@ void Lowerer::one_value(const Slot &slot) {
     const Setting &first = *slot.statements.front();
     for (size_t i = 1; i < slot.statements.size(); ++i)
         diags_.error(slot.statements[i]->key.pos,
-                     quoted(first.key.text) + " is already set at " + where(first.key.pos) +
+                     quoted(first.key.text) + " is already set at " + position_text(first.key.pos) +
                          "; a key that takes one value is set once in the whole policy (lists append, tables merge)",
                      "duplicate-setting");
     const std::vector<Item> items = expand(slot, first);
@@ -403,7 +399,7 @@ bool Lowerer::group_fits(const Slot &slot, const Group &group, const Value &ref)
         return true;
     const std::string key(slot.info->name);
     diags_.error(ref.pos,
-                 "'@" + ref.text + "' is a " + (group.paths ? "paths" : "domains") + " group (" + where(group.name.pos) +
+                 "'@" + ref.text + "' is a " + (group.paths ? "paths" : "domains") + " group (" + position_text(group.name.pos) +
                      "); " + quoted(key) +
                      (slot.info->role == Role::None ? " takes no group"
                                                     : std::string(" takes ") +
@@ -478,7 +474,7 @@ bool Lowerer::valid(const Value &value) {
             if (!inserted) {
                 diags_.error(entry.name.pos,
                              quoted(entry.name.text) + " appears twice in this map (first at " +
-                                 where(earlier->second) + ")",
+                                 position_text(earlier->second) + ")",
                              "duplicate-setting");
                 ok = false;
             }

@@ -66,23 +66,24 @@ bool check_utf8(const std::string &text, const std::string &display, Diagnostics
     return true;
 }
 
-// Reports the lexer's BAD_CHAR and BAD_STRING tokens and nesting beyond kMaxNesting; false
-// when there was any.
+// Lexes the whole text and reports its first lexical error: a BAD_CHAR or BAD_STRING token,
+// or nesting beyond kMaxNesting; false then. Tokens are fetched one at a time and the scan
+// stops at that error, so a megabyte of stray bytes costs one token and one diagnostic,
+// not a million of each (like a syntax error, what follows the first is rarely news).
+// The stream is rewound for the parser.
 bool check_tokens(antlr4::CommonTokenStream &tokens, const std::string &display, Diagnostics &diags) {
-    bool ok = true;
     size_t depth = 0;
-    for (antlr4::Token *token : tokens.getTokens()) {
+    for (antlr4::Token *token = tokens.LT(1); token->getType() != antlr4::Token::EOF;
+         tokens.consume(), token = tokens.LT(1)) {
         const SourcePos at{display, static_cast<uint32_t>(token->getLine()),
                            static_cast<uint32_t>(token->getCharPositionInLine() + 1)};
         switch (token->getType()) {
         case P::BAD_CHAR:
             diags.error(at, "unexpected character " + describe_token(token), "dsl-syntax");
-            ok = false;
-            break;
+            return false;
         case P::BAD_STRING:
             diags.error(at, "this string has no closing '\"' on its line", "dsl-syntax");
-            ok = false;
-            break;
+            return false;
         case P::LBRACE:
         case P::LBRACKET:
             if (++depth > kMaxNesting) {
@@ -97,7 +98,8 @@ bool check_tokens(antlr4::CommonTokenStream &tokens, const std::string &display,
         default: break;
         }
     }
-    return ok;
+    tokens.seek(0);
+    return true;
 }
 
 // The parse tree (free of syntax errors) into the syntax tree.
@@ -429,7 +431,6 @@ std::optional<File> parse_tart_file(const std::string &text, const std::string &
         lexer.removeErrorListeners();
         lexer.addErrorListener(&listener);
         antlr4::CommonTokenStream tokens(&lexer);
-        tokens.fill();
         if (!check_tokens(tokens, display, diags) || listener.errors() > 0) return std::nullopt;
         TartParser parser(&tokens);
         parser.removeErrorListeners();

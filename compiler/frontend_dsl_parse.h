@@ -1,10 +1,10 @@
 // compiler/frontend_dsl_parse.h — one .tart file's text into its syntax tree
 // (frontend_dsl_ast.h).
 //
-// Errors, all `dsl-syntax`: text that is not UTF-8 (the first bad byte); each character the
-// language does not use and each string without its closing quote (then the parser does not
-// run: every later error would be a consequence); braces nested deeper than kMaxNesting (so no
-// input can exhaust the parser's stack); the first thing the parser cannot read
+// Errors, all `dsl-syntax`: text that is not UTF-8 (the first bad byte); the first character
+// the language does not use, string without its closing quote, or brace nested deeper than
+// kMaxNesting (so no input can exhaust the parser's stack), and then the parser does not run:
+// every later error would be a consequence; the first thing the parser cannot read
 // (frontend_dsl_errors.h); each invalid escape or control character in a string.
 #pragma once
 

@@ -17,10 +17,6 @@ namespace tartaros::dsl {
 
 namespace {
 
-std::string where(const SourcePos &pos) {
-    return pos.file + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.col);
-}
-
 std::string with_suggestion(std::string message, const std::string &word, const std::vector<std::string> &known) {
     const std::string suggestion = closest_match(word, known);
     if (!suggestion.empty()) message += "; did you mean " + quoted(suggestion) + "?";
@@ -183,7 +179,7 @@ std::optional<SyscallDenyRule> RuleLowerer::rule(const DenyRule &rule) {
         }
         if (const SourcePos *first = first_on[condition->arg]) {
             diags_.error(condition->pos,
-                         "a second condition on " + quoted(c.arg.text) + " (the first is at " + where(*first) +
+                         "a second condition on " + quoted(c.arg.text) + " (the first is at " + position_text(*first) +
                              "): a rule tests each argument once; write one condition, such as " + c.arg.text +
                              " in {…}",
                          "syscall-condition");

@@ -201,8 +201,8 @@ void Reader::read_domain_list(const toml::key &key, const toml::node &node, std:
         auto first = std::find_if(out.begin(), out.end(), [&](const Located<std::string> &d) { return d.value == *pattern; });
         if (first != out.end()) {
             const std::string &first_raw = raw_of_kept[static_cast<size_t>(first - out.begin())];
-            std::string message = quoted(raw) + " is already listed in " + quoted(key.str()) + " at line " +
-                                  std::to_string(first->pos.line);
+            std::string message = quoted(raw) + " is already listed in " + quoted(key.str()) + " at " +
+                                  line_of(first->pos, pos(element.source()));
             if (first_raw != raw) message += " (as " + quoted(first_raw) + ")";
             diags_.warning(pos(element.source()), message + "; this copy is ignored", "duplicate");
             return;
@@ -233,7 +233,7 @@ void Reader::read_port_list(const toml::key &key, const toml::node &node, std::v
         if (first != out.end()) {
             diags_.warning(pos(element.source()),
                            "port " + std::to_string(*port) + " is already listed in " + quoted(key.str()) +
-                               " at line " + std::to_string(first->pos.line) + "; this copy is ignored",
+                               " at " + line_of(first->pos, pos(element.source())) + "; this copy is ignored",
                            "duplicate");
             continue;
         }
@@ -290,8 +290,9 @@ void Reader::read_hosts(const toml::key &key, const toml::node &node, NetworkPol
                                   [&](const auto &pin) { return pin.first.value == *name; });
         if (first != network.hosts.end()) {
             diags_.warning(pos(entry.key->source()),
-                           quoted(raw) + " is already given an address in 'hosts' at line " +
-                               std::to_string(first->first.pos.line) + " (as " + quoted(first->first.value) +
+                           quoted(raw) + " is already given an address in 'hosts' at " +
+                               line_of(first->first.pos, pos(entry.key->source())) + " (as " +
+                               quoted(first->first.value) +
                                "); this copy is ignored",
                            "duplicate");
             continue;
@@ -316,15 +317,16 @@ void Reader::check_port_conflicts(const NetworkPolicy &network) {
         }
     }
     const Located<uint16_t> &proxy = network.proxy_port;
-    const std::string proxy_where =
-        proxy.pos.line == 0 ? "the default 'proxy_port'" : "'proxy_port' at line " + std::to_string(proxy.pos.line);
     for (const auto &[name, ports] : {std::pair{"local_ports", &network.local_ports},
                                       std::pair{"expose_ports", &network.expose_ports}}) {
         for (const Located<uint16_t> &port : *ports) {
             if (port.value != proxy.value) continue;
             diags_.error(port.pos,
                          "port " + std::to_string(port.value) + " in " + quoted(name) +
-                             " is the proxy's own port inside the sandbox (" + proxy_where + ")",
+                             " is the proxy's own port inside the sandbox (" +
+                             (proxy.pos.line == 0 ? "the default 'proxy_port'"
+                                                  : "'proxy_port' at " + line_of(proxy.pos, port.pos)) +
+                             ")",
                          "port-conflict");
         }
     }
@@ -419,8 +421,8 @@ bool Reader::add_path(const toml::key &key, const std::string &raw, const toml::
     auto first = std::find_if(out.begin(), out.end(), [&](const LocatedPath &p) { return p.value == *path; });
     if (first != out.end()) {
         const std::string &first_raw = raw_of_kept[static_cast<size_t>(first - out.begin())];
-        std::string message = quoted(raw) + " is already listed in " + quoted(key.str()) + " at line " +
-                              std::to_string(first->pos.line);
+        std::string message = quoted(raw) + " is already listed in " + quoted(key.str()) + " at " +
+                              line_of(first->pos, pos(element.source()));
         if (first_raw != raw) message += " (as " + quoted(first_raw) + ")";
         diags_.warning(pos(element.source()), message + "; this copy is ignored", "duplicate");
         return false;
@@ -504,8 +506,8 @@ void Reader::read_name_list(const toml::key &key, const toml::node &node, std::v
         auto first = std::find_if(out.begin(), out.end(), [&](const Located<std::string> &n) { return n.value == name; });
         if (first != out.end()) {
             diags_.warning(pos(element.source()),
-                           quoted(name) + " is already listed in " + quoted(key.str()) + " at line " +
-                               std::to_string(first->pos.line) + "; this copy is ignored",
+                           quoted(name) + " is already listed in " + quoted(key.str()) + " at " +
+                               line_of(first->pos, pos(element.source())) + "; this copy is ignored",
                            "duplicate");
             return;
         }

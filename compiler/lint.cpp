@@ -32,12 +32,14 @@ std::string set_format(std::string_view name, LintOptions &options) {
     return "";
 }
 
-// The lint rules of a .tart policy: they read TOML, so they run on the document its settings
-// were lowered to, and what they find there is moved to the .tart tokens it came from.
-void lint_lowered_rules(const Policy &policy, const PolicyTexts &texts, Diagnostics &diags) {
+// The lint rules of .tart files read TOML, so they run on the document the files' settings
+// were lowered to (`rules`, given it and its name), and what they find there is moved to the
+// .tart tokens it came from.
+template <class Rules>
+void lint_lowered(const PolicyTexts &texts, Diagnostics &diags, Rules rules) {
     const std::string &document = texts.map.document_path();
     Diagnostics found;
-    lint_policy_rules(texts.lowered, document, &policy, found);
+    rules(texts.lowered, document, found);
     for (const Diagnostic &d : found.all()) {
         SourcePos pos = d.pos;
         if (pos.file == document) pos = texts.map.map(toml::source_position{pos.line, pos.col});
@@ -59,7 +61,11 @@ Diagnostics lint_text(const std::string &text, const std::string &file) {
     if (policy) lower_policy(*policy, LowerOptions{}, diags);
     const bool tart = is_tart_path(file);
     if (!tart) lint_policy_rules(text, file, policy ? &*policy : nullptr, diags);
-    else if (policy) lint_lowered_rules(*policy, texts, diags);
+    if (policy && !texts.lowered.empty())  // a .tart policy, or a TOML one that includes .tart files
+        lint_lowered(texts, diags, [&](const std::string &document, const std::string &name, Diagnostics &found) {
+            if (tart) lint_policy_rules(document, name, &*policy, found);
+            else lint_written_paths(document, name, *policy, found);
+        });
     for (size_t i = tart ? 0 : 1; i < texts.files.size(); ++i)
         lint_secret_rules(texts.files[i].text, texts.files[i].file.display, nullptr, diags);
     return diags;

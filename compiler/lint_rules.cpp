@@ -210,6 +210,11 @@ void lint_secret_rules(const std::string &text, const std::string &file, const t
     }
 }
 
+void lint_written_paths(const std::string &text, const std::string &file, const Policy &policy, Diagnostics &diags) {
+    const std::optional<toml::table> document = parse_document(text, file);
+    if (document && !policy.source_path.empty()) check_paths_leave_directory(policy, file, *document, diags);
+}
+
 void lint_policy_rules(const std::string &text, const std::string &file, const Policy *policy, Diagnostics &diags) {
     const std::optional<toml::table> document = parse_document(text, file);
     lint_secret_rules(text, file, document ? &*document : nullptr, diags);

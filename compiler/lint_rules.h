@@ -37,4 +37,8 @@ const std::vector<LintRule> &lint_rule_registry();
 // content, `file` its name as given.
 void lint_policy_rules(const std::string &text, const std::string &file, const Policy *policy, Diagnostics &diags);
 
+// The rules on paths as written (path-leaves-policy-dir), alone, on `text`: the document the
+// .tart files a TOML policy includes were lowered to, which lint_policy_rules does not see.
+void lint_written_paths(const std::string &text, const std::string &file, const Policy &policy, Diagnostics &diags);
+
 }  // namespace tartaros

@@ -29,8 +29,6 @@ namespace {
 
 constexpr std::array<std::string_view, 4> kPathKeys = {"read_allows", "read_denies", "writable_roots", "write_denies"};
 
-std::string line_of(const SourcePos &pos) { return "line " + std::to_string(pos.line); }
-
 // --- path-leaves-policy-dir -------------------------------------------------------------
 
 // Each path of [filesystem] as written, with the position of its string.
@@ -48,6 +46,8 @@ void for_each_raw_path(const toml::table &document, Visit visit) {
     }
 }
 
+}  // namespace
+
 void check_paths_leave_directory(const Policy &policy, const std::string &file, const toml::table &document,
                                  Diagnostics &diags) {
     const std::string base = parent_directory(policy.source_path);
@@ -63,6 +63,8 @@ void check_paths_leave_directory(const Policy &policy, const std::string &file, 
                       "path-leaves-policy-dir");
     });
 }
+
+namespace {
 
 // --- path-allowed-and-denied, allow-no-effect ----------------------------------------------
 
@@ -90,8 +92,8 @@ bool check_allowed_and_denied(const Policy &policy, std::string_view list, const
         if (deny == nullptr) continue;
         diags.warning(allow.pos,
                       std::string(list) + ": " + quoted(allow.value) + " is also in " + std::string(c.deny_list) +
-                          " (" + line_of(deny->pos) + "): at the same path the deny wins, so " + std::string(c.result) +
-                          "; remove one of the two",
+                          " (" + line_of(deny->pos, allow.pos) + "): at the same path the deny wins, so " +
+                          std::string(c.result) + "; remove one of the two",
                       "path-allowed-and-denied");
         return true;
     }
@@ -123,8 +125,8 @@ const FsRule *granting_rule(const FsTrie &trie, const std::string &path, std::st
     }
 }
 
-// Why `path` has `level` without the entry being checked.
-std::string already_because(const FsTrie &trie, const std::string &path, Level level) {
+// Why `path` has `level` without the entry being checked, which is at `here`.
+std::string already_because(const FsTrie &trie, const std::string &path, Level level, const SourcePos &here) {
     std::string where;
     const FsRule *rule = granting_rule(trie, path, where);
     if (rule == nullptr)
@@ -133,8 +135,9 @@ std::string already_because(const FsTrie &trie, const std::string &path, Level l
     const std::string already = std::string("it is already ") + (level == Level::Write ? "writable" : "readable");
     switch (rule->kind) {
     case RuleKind::WritableRoot:
-        return already + " in the writable root " + quoted(where) + " (" + line_of(rule->pos) + ")";
-    case RuleKind::ReadAllow: return already + " in the read allow " + quoted(where) + " (" + line_of(rule->pos) + ")";
+        return already + " in the writable root " + quoted(where) + " (" + line_of(rule->pos, here) + ")";
+    case RuleKind::ReadAllow:
+        return already + " in the read allow " + quoted(where) + " (" + line_of(rule->pos, here) + ")";
     case RuleKind::GrantedSystem: return "read_scope = \"granted\" already grants " + where;
     case RuleKind::PrivateTmp:
         return "private_tmp replaces /tmp with the sandbox's own, where the host's files are not";
@@ -178,7 +181,7 @@ void check_allows(const Policy &policy, Diagnostics &diags) {
             if (list.grants == Level::Write && grant != nullptr && grant->kind == RuleKind::PrivateTmp) continue;
             diags.warning(entry.pos,
                           std::string(list.name) + ": " + quoted(entry.value) +
-                              " does nothing: " + already_because(trie, entry.value, level) + "; remove it",
+                              " does nothing: " + already_because(trie, entry.value, level, entry.pos) + "; remove it",
                           "allow-no-effect");
         }
     }

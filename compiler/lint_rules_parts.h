@@ -22,6 +22,10 @@ void lint_secret_rules(const std::string &text, const std::string &file, const t
 void lint_filesystem_rules(const Policy &policy, const std::string &file, const toml::table &document,
                            Diagnostics &diags);
 
+// path-leaves-policy-dir alone (lint_filesystem_rules runs it).
+void check_paths_leave_directory(const Policy &policy, const std::string &file, const toml::table &document,
+                                 Diagnostics &diags);
+
 // domain-allowed-and-denied, local-ports-with-domains, max-processes-too-low,
 // harden-syscalls-off, env-inherit.
 void lint_network_process_env_rules(const Policy &policy, Diagnostics &diags);

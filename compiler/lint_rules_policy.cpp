@@ -10,8 +10,6 @@ namespace tartaros {
 
 namespace {
 
-std::string line_of(const SourcePos &pos) { return "line " + std::to_string(pos.line); }
-
 // Whether deny pattern `deny` matches every name allow pattern `allow` matches (both
 // normalised: an exact name, an IP literal, or "*.suffix").
 bool deny_covers(const std::string &deny, const std::string &allow) {
@@ -28,7 +26,7 @@ void check_domains(const NetworkPolicy &network, Diagnostics &diags) {
         if (deny == network.deny_domains.end()) continue;
         diags.warning(allow.pos,
                       "allow_domains: " + quoted(allow.value) + " is denied whole by " + quoted(deny->value) +
-                          " in deny_domains (" + line_of(deny->pos) +
+                          " in deny_domains (" + line_of(deny->pos, allow.pos) +
                           "): a deny wins, so this entry allows nothing; remove one of the two",
                       "domain-allowed-and-denied");
     }
@@ -37,7 +35,8 @@ void check_domains(const NetworkPolicy &network, Diagnostics &diags) {
 void check_local_ports(const NetworkPolicy &network, Diagnostics &diags) {
     if (network.local_ports.empty() || network.allow_domains.empty()) return;
     diags.warning(network.local_ports.front().pos,
-                  "local_ports together with allow_domains (" + line_of(network.allow_domains.front().pos) +
+                  "local_ports together with allow_domains (" +
+                      line_of(network.allow_domains.front().pos, network.local_ports.front().pos) +
                       "): the relayed host services are reached directly, not through the proxy, so neither its "
                       "allow-list nor its internal-address rule covers what they connect to for the agent, and "
                       "what the agent reads from them can leave through the allowed domains; relay only services "

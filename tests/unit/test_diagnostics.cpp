@@ -81,6 +81,50 @@ TEST_CASE("diagnostics: caret past the end of the line and lines past the end of
     CHECK(printed(diags) == "s.toml:1:40: error: late [r]\nab\n  ^\ns.toml:5:1: error: beyond [r]\n");
 }
 
+TEST_CASE("diagnostics: a secret is masked whole: spaces and ';' inside quotes, a bare word, triple quotes") {
+    Diagnostics diags;
+    diags.add_source("s.tart", "é = \"pass; word\\\" x\", k = sk_bare_9f8e;\nv = \"\"\"ghp_triple\"\"\" # \"é\"\n");
+    diags.error({"s.tart", 1, 5}, "quoted", "secret-in-policy");
+    diags.error({"s.tart", 1, 27}, "bare", "secret-in-policy");
+    diags.error({"s.tart", 2, 5}, "triple", "secret-in-policy");
+    diags.redact("s.tart", 1, 5);
+    diags.redact("s.tart", 1, 27);
+    diags.redact("s.tart", 2, 5);
+    const std::string text = printed(diags);
+    for (const char *secret : {"pass", "word", "sk_bare", "9f8e", "ghp_triple"})
+        CHECK(text.find(secret) == std::string::npos);
+    CHECK(text.find("é = \"**************\", k = ************;\n    ^\n") != std::string::npos);
+    CHECK(text.find("é = \"**************\", k = ************;\n                          ^\n") != std::string::npos);
+    CHECK(text.find("v = \"\"\"**********\"\"\" # \"é\"\n    ^\n") != std::string::npos);
+}
+
+TEST_CASE("diagnostics: a long source line prints as its 200 characters around the column") {
+    // 1000 characters, each 'é' (two bytes) except an 'X' at column 500 and a 'Y' at column 3.
+    std::string line;
+    for (int col = 1; col <= 1000; ++col) line += col == 500 ? "X" : col == 3 ? "Y" : "é";
+    Diagnostics diags;
+    diags.add_source("l.tart", line + "\n");
+    diags.error({"l.tart", 1, 500}, "middle", "r");
+    diags.error({"l.tart", 1, 3}, "start", "r");
+    const std::string out = printed(diags);
+    std::istringstream lines(out);
+    std::string header, part, caret;
+    std::getline(lines, header);
+    std::getline(lines, part);
+    std::getline(lines, caret);
+    CHECK(part.rfind("…", 0) == 0);              // cut before
+    CHECK(part.size() >= 3);
+    CHECK(part.compare(part.size() - 3, 3, "…") == 0);  // and after
+    CHECK(caret == std::string(101, ' ') + "^");  // "…" and 100 characters, then the X
+    CHECK(part.find('X') == std::string("…").size() + 100 * std::string("é").size());
+    std::getline(lines, header);
+    std::getline(lines, part);
+    std::getline(lines, caret);
+    CHECK(part.rfind("ééY", 0) == 0);            // not cut before
+    CHECK(caret == "  ^");
+    CHECK(out.size() < 1700);                    // not the 2000 bytes of the line, twice
+}
+
 TEST_CASE("diagnostics: the source line is read from the file when not given, once") {
     std::string dir = (std::filesystem::temp_directory_path() / "tartaros-diag-XXXXXX").string();
     REQUIRE(mkdtemp(dir.data()) != nullptr);

@@ -311,6 +311,23 @@ TEST_CASE("dsl: an included file may repeat the policy's version, not change it"
     CHECK(from_toml.diags.all()[0].rule_id == "unsupported-version");
 }
 
+TEST_CASE("dsl: a message naming an earlier value names its file when it is another") {
+    PolicyDir dir;
+    dir.write("common.tart", "version 1;\nnetwork { allow_domains \"github.com\"; proxy_port 3130; }\n");
+    Parsed parsed = parse_file(dir, "policy.tart",
+                               "version 1;\ninclude \"common.tart\";\n"
+                               "network { allow_domains \"pypi.org\", \"github.com\", \"pypi.org\"; local_ports 3130; }\n");
+    std::vector<std::string> messages;
+    for (const Diagnostic &d : parsed.diags.all()) messages.push_back(d.message);
+    CHECK(messages == std::vector<std::string>{
+                          "'github.com' is already listed in 'allow_domains' at " + dir.path +
+                              "/common.tart:2; this copy is ignored",
+                          "'pypi.org' is already listed in 'allow_domains' at line 3; this copy is ignored",
+                          "port 3130 in 'local_ports' is the proxy's own port inside the sandbox ('proxy_port' at " +
+                              dir.path + "/common.tart:2)",
+                      });
+}
+
 TEST_CASE("dsl: a TOML policy includes .tart files, their settings merge into its own") {
     PolicyDir dir;
     dir.write("rules/r.tart", "version 1;\npaths more = [\"key\"];\nfilesystem { read_denies @more; }\n"
@@ -362,4 +379,22 @@ TEST_CASE("dsl: lint reads a .tart policy: rules on its lowered TOML at .tart po
     CHECK(report.find("ghp_aBcDeF") == std::string::npos);
     CHECK(report.find(file + ":3:46: warning: read_denies: '../outside' leaves the policy's directory") !=
           std::string::npos);
+}
+
+TEST_CASE("dsl: lint of a TOML policy checks the paths its included .tart files write, once each") {
+    PolicyDir dir;
+    dir.write("rules/r.tart", "version 1;\nfilesystem { read_denies \"../inside\", \"../../outside\"; }\n");
+    const std::string file = dir.write("p.toml", "version = 1\ninclude = [\"rules/r.tart\"]\n"
+                                                 "[filesystem]\nread_denies = [\"../up\"]\n");
+    DslHome home;
+    std::ostringstream out;
+    CHECK(run_lint({file}, LintOptions{}, out) == 0);  // warnings only
+    const std::string report = out.str();
+    const std::string leaves = "warning: read_denies: ";
+    CHECK(report.find(file + ":4:16: " + leaves + "'../up' leaves") != std::string::npos);
+    // Relative to the directory of the file that writes it (named as joined to it): rules/../inside stays.
+    CHECK(report.find(dir.path + "/rules/r.tart:2:39: " + leaves + "'rules/../../outside' leaves") !=
+          std::string::npos);
+    CHECK(report.find("inside'") == std::string::npos);
+    CHECK(report.find("0 errors, 2 warnings") != std::string::npos);
 }
