@@ -131,6 +131,7 @@ private:
     bool group_fits(const Slot &slot, const Group &group, const Value &ref);
     void value(const Value &value, bool path);
     void item(const Item &item, bool path);
+    void array(const Name &key, const std::vector<Item> &items, bool path);
     void map(const Value &map, bool path);
     std::string path_text(const Value &value, const std::string &text) const;
     bool valid(const Value &value);
@@ -308,17 +309,7 @@ void Lowerer::list(const Slot &slot) {
     const bool path = slot.info != nullptr && slot.info->role == Role::Path;
     out_.mark(key.pos);
     out_.put(key.text + " = ");
-    out_.mark(items.empty() ? key.pos : items.front().value->pos);
-    out_.put("[");
-    out_.end_line();
-    for (const Item &i : items) {
-        item(i, path);
-        out_.put(",");
-        out_.end_line();
-    }
-    out_.mark(key.pos);
-    out_.put("]");
-    out_.end_line();
+    array(key, items, path);
 }
 
 // `KEY."NAME" = VALUE` for each entry of every statement; a NAME once.
@@ -378,7 +369,13 @@ void Lowerer::one_value(const Slot &slot) {
         out_.end_line();
         return;
     }
-    out_.mark(items.empty() ? first.key.pos : items.front().value->pos);
+    array(first.key, items, path);
+}
+
+// After `KEY = `: `[` (mapped to the first item, or to the key when there is none), one line
+// per item, and `]` (mapped to the key).
+void Lowerer::array(const Name &key, const std::vector<Item> &items, bool path) {
+    out_.mark(items.empty() ? key.pos : items.front().value->pos);
     out_.put("[");
     out_.end_line();
     for (const Item &i : items) {
@@ -386,7 +383,7 @@ void Lowerer::one_value(const Slot &slot) {
         out_.put(",");
         out_.end_line();
     }
-    out_.mark(first.key.pos);
+    out_.mark(key.pos);
     out_.put("]");
     out_.end_line();
 }
