@@ -148,6 +148,7 @@ private:
     }
 
     bool landlock_grants_write_over(std::string_view path) const;
+    bool has_step_at(std::string_view path) const;
     std::vector<std::string> mount_notes(const tp_mount &m) const;
     std::vector<std::string> rule_notes(const tp_landlock_path &r) const;
     std::string namespaces_note() const;
@@ -187,6 +188,17 @@ std::string Explainer::process_note() const
     return session + "; " + kHardening;
 }
 
+// A mask or the private tmpfs at exactly `path`.
+bool Explainer::has_step_at(std::string_view path) const
+{
+    for (uint32_t i = 0; i < p_.mount_count; i++) {
+        const tp_mount &m = p_.mounts[i];
+        if ((m.op == TP_MNT_MASK || m.op == TP_MNT_TMPFS) && str(m.path) == path)
+            return true;
+    }
+    return false;
+}
+
 bool Explainer::landlock_grants_write_over(std::string_view path) const
 {
     for (uint32_t i = 0; i < p_.landlock_path_count; i++) {
@@ -205,6 +217,10 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
     case TP_MNT_ROOT_READONLY:
         notes.emplace_back("read-only at the mount level: also stops chmod, chown, utimes and xattrs, "
                            "which Landlock does not cover");
+        if (!has_step_at("/tmp"))
+            notes.emplace_back("the host's /tmp is part of it: readable, writable only in a writable root beneath it, "
+                               "its unix sockets refused by connect mediation; private_tmp = true or read_denies = "
+                               "[\"/tmp\"] hides it");
         break;
     case TP_MNT_ROOT_EMPTY:
         notes.emplace_back("only what later steps bind back is visible");
@@ -224,7 +240,7 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
         notes.emplace_back(in_writable ? "mount layer only: Landlock cannot deny inside a writable directory; "
                                          "lost without a mount namespace"
                                        : "hides the names too; without a mount namespace they stay visible");
-        if (m.origin.line == 0 && (str(m.path) == "/run" || str(m.path) == "/tmp"))
+        if (m.origin.line == 0 && str(m.path) == "/run")
             notes.emplace_back("implied: host services' and other users' unix sockets live here (D-Bus, Docker, "
                                "ssh-agent, tmux, X11); name a path beneath it in the policy to show that part "
                                "(its host sockets still refuse connections: connect mediation)");
@@ -243,7 +259,9 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
                                ? "the broker's credentials directory: only its token is written here, as " +
                                      std::string(TP_BROKER_TOKEN_FILE) +
                                      " (mode 0400), then the tmpfs is made read-only; discarded after the run"
-                               : "private and writable, discarded after the run");
+                               : "private and writable, discarded after the run; starts empty: of the host's /tmp "
+                                 "only the writable roots and read allows beneath it are bound in, and a deny "
+                                 "beneath it outside those has nothing to hide (no step)");
         break;
     default:
         break;
@@ -259,6 +277,13 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
         notes.emplace_back("a symlink on its path beneath the writable root: what it resolves to is protected "
                            "too and the symlink masked; one leaving the root or dangling is a refusal under "
                            "--strict, else only masked (warning)");
+    if (m.op == TP_MNT_MASK && m.anchor.len == 0)
+        notes.emplace_back("a caller other than root that cannot reach it (a directory of another user on the way "
+                           "that it may not search, as with a plan compiled with another HOME) has nothing to hide: "
+                           "skipped with a note, also under --strict");
+    if (m.op == TP_MNT_BIND)
+        notes.emplace_back("a source beneath a directory of another user that the caller may not search is a "
+                           "refusal: compile as the user who runs the plan, with that user's HOME");
     if (m.flags & TP_MNTF_OPTIONAL)
         notes.emplace_back(m.op == TP_MNT_BIND ? "skipped when the source is absent" : "skipped when the target is absent");
     return notes;
@@ -269,7 +294,9 @@ std::vector<std::string> Explainer::rule_notes(const tp_landlock_path &r) const
     std::vector<std::string> notes;
     if (r.kind == TP_LL_EXPAND)
         notes.emplace_back("directory listed at start: entries created after start are not covered "
-                           "(fail closed); entries that are not directories get file rights only");
+                           "(fail closed); entries that are not directories get file rights only; one the caller "
+                           "(not root) cannot list gets no grant at all, with a note: what it could open there "
+                           "by name (mode 0711) is not readable");
     if (r.flags & TP_MNTF_OPTIONAL)
         notes.emplace_back("skipped when absent at start");
     return notes;

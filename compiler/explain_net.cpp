@@ -77,11 +77,12 @@ std::vector<std::string> network_notes(const tp_plan &p)
                        "notification): a pathname unix socket is connected to only when it lies on a mount the "
                        "sandbox can write and, with a PID namespace, a process of the sandbox listens on it, so no "
                        "host service is reachable over a unix socket wherever its socket is; sendto()/sendmsg() with a "
-                       "unix destination address are not mediated; a mediated connection's peer credentials name "
+                       "unix destination address are not mediated (a host datagram socket in the host's /tmp or in "
+                       "a writable root receives them); a mediated connection's peer credentials name "
                        "the mediator; a blocking connect to a full backlog holds the connects behind it; mediation is "
                        "lost (a warning, a refusal under --strict) without a mount namespace, on a kernel without "
                        "user notification or pidfd_getfd (5.6), or under Yama ptrace_scope 3, and then the host's "
-                       "sockets are reachable wherever they are readable outside the hidden /run and /tmp");
+                       "sockets are reachable wherever they are readable outside the hidden /run");
     if (modes != 0)
         notes.emplace_back("tartaros-proxy runs on the host side as the supervisor's child, confined by its own "
                            "Landlock and seccomp; the listeners inside are made by the sandbox's init on 127.0.0.1 "

@@ -172,9 +172,11 @@ Level FsTrie::level_at(std::string_view path) const { return deepest_ancestor(pa
 namespace {
 
 void add_paths(FsTrie &trie, const std::vector<LocatedPath> &paths, RuleKind kind,
-               const std::vector<std::string> &file_targets = {})
+               const std::vector<std::string> &file_targets = {}, const Policy *moot_if_private_tmp = nullptr)
 {
     for (const LocatedPath &p : paths) {
+        if (moot_if_private_tmp != nullptr && hidden_by_private_tmp(*moot_if_private_tmp, p.value))
+            continue;
         const bool file = std::find(file_targets.begin(), file_targets.end(), p.value) != file_targets.end();
         trie.add(p.value, FsRule{kind, p.pos, false, file});
     }
@@ -197,7 +199,32 @@ bool names_path(const Policy &policy, const std::string &path)
     return false;
 }
 
+// Whether `path` lies in the private /tmp and no path of `lists` beneath /tmp holds it.
+bool in_private_tmp_outside(const Policy &policy, const std::string &path,
+                            std::initializer_list<const std::vector<LocatedPath> *> lists)
+{
+    if (!policy.fs.private_tmp.value || !path_is_within(path, "/tmp"))
+        return false;
+    for (const std::vector<LocatedPath> *list : lists)
+        for (const LocatedPath &granted : *list)
+            if (granted.value != "/tmp" && path_is_within(granted.value, "/tmp") &&
+                path_is_within(path, granted.value))
+                return false;
+    return true;
+}
+
+// A read allow beneath the private /tmp and no writable root under /tmp.
+bool in_private_tmp_alone(const Policy &policy, const std::string &path)
+{
+    return path != "/tmp" && in_private_tmp_outside(policy, path, {&policy.fs.writable_roots});
+}
+
 }  // namespace
+
+bool hidden_by_private_tmp(const Policy &policy, const std::string &path)
+{
+    return in_private_tmp_outside(policy, path, {&policy.fs.writable_roots, &policy.fs.read_allows});
+}
 
 FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path)
 {
@@ -220,19 +247,21 @@ FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path)
         trie.add(TP_CREDENTIALS_DIR, FsRule{RuleKind::Credentials, policy.broker->pos, true});
 
     add_paths(trie, policy.fs.read_allows, RuleKind::ReadAllow);
+    // A read allow in the private /tmp shows the host's path there, read-only: an allow alone
+    // is a floor, and the tmpfs around it is writable, so it is capped at Read as well.
+    for (const LocatedPath &p : policy.fs.read_allows)
+        if (in_private_tmp_alone(policy, p.value))
+            trie.add(p.value, FsRule{RuleKind::WriteDeny, p.pos, true});
     add_paths(trie, policy.fs.writable_roots, RuleKind::WritableRoot);
-    add_paths(trie, policy.fs.read_denies, RuleKind::ReadDeny, policy.fs.file_targets);
-    add_paths(trie, policy.fs.write_denies, RuleKind::WriteDeny, policy.fs.file_targets);
+    add_paths(trie, policy.fs.read_denies, RuleKind::ReadDeny, policy.fs.file_targets, &policy);
+    add_paths(trie, policy.fs.write_denies, RuleKind::WriteDeny, policy.fs.file_targets, &policy);
 
-    // Host services and other users listen on unix sockets under /run and /tmp (D-Bus, Docker,
-    // ssh-agent, tmux, X11): a socket can be connected to through a read-only mount and
-    // Landlock (ABI 7) does not see connect(), so both are hidden unless the policy names them
-    // (private_tmp replaces /tmp). A rule beneath re-opens that part, as for any read deny.
-    for (const std::string &dir : kHostSocketDirs) {
-        const bool replaced = dir == "/tmp" && policy.fs.private_tmp.value;
-        if (!granted && !replaced && !names_path(policy, dir))
-            trie.add(dir, FsRule{RuleKind::ReadDeny, SourcePos{policy.source_path, 0, 0}, true});
-    }
+    // Host services listen on unix sockets under /run (D-Bus, Docker, ssh-agent): hidden unless
+    // the policy names it, so that not even their names show. A rule beneath re-opens that
+    // part, as for any read deny; connect mediation refuses the sockets wherever they show.
+    const std::string run_dir(kHostRunDir);
+    if (!granted && !names_path(policy, run_dir))
+        trie.add(run_dir, FsRule{RuleKind::ReadDeny, SourcePos{policy.source_path, 0, 0}, true});
 
     // An agent must not be able to weaken its own sandbox (DESIGN §5): nor the policy file nor
     // any file it included (a rules.tart beside the project is as much the policy).

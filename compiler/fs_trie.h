@@ -91,14 +91,20 @@ private:
 // added by their own rules).
 extern const std::vector<std::string> kGrantedSystemPaths;
 
-// Where host services and other users keep their unix sockets: /run (D-Bus, Docker, the
-// user's agents) and the host's /tmp (X11, tmux, forwarded ssh agents). Hidden under
-// read_scope "all" unless the policy names the directory (an implied read deny; "granted"
-// never shows /run, and /tmp only as the private tmpfs of private_tmp).
-inline const std::vector<std::string> kHostSocketDirs = {"/run", "/tmp"};
+// Where host services keep their unix sockets (D-Bus, Docker, the user's agents): hidden under
+// read_scope "all" unless the policy names it or a path beneath it (an implied read deny;
+// "granted" never shows it). The host's /tmp is not hidden: without private_tmp it is part of
+// "all", read-only, and its sockets are refused by connect mediation like any other host socket.
+inline constexpr std::string_view kHostRunDir = "/run";
+
+// The private /tmp of private_tmp starts empty: a read or write deny beneath /tmp that no
+// writable root or read allow under /tmp brings back from the host has nothing to hide.
+// Such a deny is left out of the trie (no step, no Landlock rule) and reported as a note.
+bool hidden_by_private_tmp(const Policy &policy, const std::string &path);
 
 // The trie of `policy`, with the implied rules: the read scope, the granted system paths,
-// /dev, /proc (isolate_proc), /tmp (private_tmp), the credentials directory ([broker]), and
+// /dev, /proc (isolate_proc), /tmp (private_tmp, without the denies it makes moot), the
+// credentials directory ([broker]), and
 // write denies on the policy file, on every file it included (Policy::sources) and on
 // `plan_path` when they lie inside a writable root.
 FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path);

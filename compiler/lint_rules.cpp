@@ -82,6 +82,7 @@ const std::vector<LintRule> &lint_rule_registry() {
          "a write deny outside every writable root: it is read-only already"},
         {"symlink-in-path", Severity::Warning, "a deny written through a symlink: only the mount layer enforces it"},
         {"mount-only", Severity::Note, "a deny inside a writable root rests on the mount layer alone"},
+        {"private-tmp-hides", Severity::Note, "a deny beneath /tmp that the private /tmp makes moot"},
         {"proxy-key-unused", Severity::Warning, "a proxy setting while allow_domains is empty"},
         {"plan-size", Severity::Error, "the plan would exceed the format's limits"},
         {"seccomp-build", Severity::Error, "libseccomp could not build the filter"},

@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <array>
 #include <climits>
-#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -139,12 +138,11 @@ std::string already_because(const FsTrie &trie, const std::string &path, Level l
     case RuleKind::ReadAllow:
         return already + " in the read allow " + quoted(where) + " (" + line_of(rule->pos, here) + ")";
     case RuleKind::GrantedSystem: return "read_scope = \"granted\" already grants " + where;
-    case RuleKind::PrivateTmp:
-        return "private_tmp replaces /tmp with the sandbox's own, where the host's files are not";
     case RuleKind::Dev: return already + " in the sandbox's own /dev";
     case RuleKind::Proc: return already + " in the sandbox's own /proc (isolate_proc)";
     case RuleKind::ReadDeny:
     case RuleKind::WriteDeny:
+    case RuleKind::PrivateTmp:  // skipped by check_allows: a grant there binds the host's path
     case RuleKind::Credentials: break;
     }
     return already;
@@ -175,10 +173,10 @@ void check_allows(const Policy &policy, Diagnostics &diags) {
             FsTrie trie(Level::None);
             const Level level = level_without(policy, list.member, entry, trie);
             if (level < list.grants) continue;
-            // A writable root in the private /tmp binds the host's directory into it.
+            // A writable root or read allow in the private /tmp binds the host's path into it.
             std::string where;
             const FsRule *grant = granting_rule(trie, entry.value, where);
-            if (list.grants == Level::Write && grant != nullptr && grant->kind == RuleKind::PrivateTmp) continue;
+            if (grant != nullptr && grant->kind == RuleKind::PrivateTmp) continue;
             diags.warning(entry.pos,
                           std::string(list.name) + ": " + quoted(entry.value) +
                               " does nothing: " + already_because(trie, entry.value, level, entry.pos) + "; remove it",
@@ -224,11 +222,12 @@ void check_shell_paths(const Policy &policy, const FsTrie &trie, Diagnostics &di
 
 // --- writable-root-too-broad ---------------------------------------------------------------
 
-// $HOME when it names a home directory: absolute and not "/" (containers often set HOME=/).
+// What `~` names when that is a home directory: absolute and not "/" (containers often set
+// HOME=/).
 std::optional<std::string> home_directory() {
-    const char *home = std::getenv("HOME");
-    if (home == nullptr || home[0] != '/') return std::nullopt;
-    const std::string normal = normalize_absolute(home);
+    const std::optional<std::string> home = policy_home();
+    if (!home || home->empty() || home->front() != '/') return std::nullopt;
+    const std::string normal = normalize_absolute(*home);
     if (normal == "/") return std::nullopt;
     return normal;
 }

@@ -114,7 +114,7 @@ public:
         }
         const bool writable = root.has_rule(RuleKind::WritableRoot);
         for (const auto &[name, child] : root.children)
-            walk(*child, root.level, anchor, writable, "");
+            walk(*child, root.level, anchor, writable, false, "");
     }
 
     // Paths that became SYMLINK steps: Landlock reaches them through their targets.
@@ -138,8 +138,10 @@ private:
         return nodes;
     }
 
-    // The step node `n` needs when its parent path is at `parent`; 0 = none.
-    uint32_t decide(const FsNode &n, Level parent) const
+    // The step node `n` needs when its parent path is at `parent`; 0 = none. `fresh`: the
+    // nearest mount above is the private /tmp, whose content is the sandbox's own, so a read
+    // allow there binds the host's path back read-only (build_fs_trie left no deny there).
+    uint32_t decide(const FsNode &n, Level parent, bool fresh = false) const
     {
         if (n.has_rule(RuleKind::Dev) && n.level == Level::Read)
             return TP_MNT_DEV;
@@ -157,7 +159,9 @@ private:
                                !host_.read_link(n.path).empty()
                            ? TP_MNT_SYMLINK
                            : TP_MNT_BIND;
-            return parent == Level::Write ? TP_MNT_WRITE_DENY : 0;
+            if (parent == Level::Write)
+                return fresh ? TP_MNT_BIND : TP_MNT_WRITE_DENY;
+            return 0;
         case Level::None: return parent == Level::None ? 0 : TP_MNT_MASK;
         }
         return 0;
@@ -181,9 +185,13 @@ private:
     }
 
     // `symlink`: a host symlink on the way to `n` outside writable trees ("" if none).
-    void walk(const FsNode &n, Level parent, const std::string &anchor, bool in_writable, std::string symlink)
+    // `fresh`: beneath the private /tmp and no host bind in between (decide).
+    void walk(const FsNode &n, Level parent, const std::string &anchor, bool in_writable, bool fresh,
+              std::string symlink)
     {
-        const uint32_t op = decide(n, parent);
+        const uint32_t op = decide(n, parent, fresh);
+        if (op == TP_MNT_TMPFS || op == TP_MNT_BIND)
+            fresh = op == TP_MNT_TMPFS && n.has_rule(RuleKind::PrivateTmp);
         in_writable = in_writable || n.has_rule(RuleKind::WritableRoot) || n.has_rule(RuleKind::PrivateTmp);
         warn_outside_roots(n, in_writable);
         if (symlink.empty() && parent != Level::Write && host_.kind(n.path) == HostKind::Symlink)
@@ -192,12 +200,12 @@ private:
         if (op != 0) {
             if (base_done_.count(n.path) == 0)
                 emit_step(n, parent, anchor, op);
-        } else if (n.level == Level::Write && parent == Level::Write) {
-            emit_pin_if_needed(n, anchor);
+        } else if (n.level == Level::Write && parent == Level::Write && !fresh) {
+            emit_pin_if_needed(n, anchor);  // in the private /tmp nothing of the host's can be swapped out
         }
         const std::string &child_anchor = makes_writable_mount(n, op) ? n.path : anchor;
         for (const auto &[name, child] : n.children)
-            walk(*child, n.level, child_anchor, in_writable, symlink);
+            walk(*child, n.level, child_anchor, in_writable, fresh, symlink);
     }
 
     // Landlock knows a file by what it is, not by the name a rule wrote: a deny written
@@ -475,6 +483,20 @@ private:
     std::vector<LandlockRule> &out_;
 };
 
+// build_fs_trie left out the denies the private /tmp makes moot: say so, once each.
+void note_hidden_by_private_tmp(const Policy &policy, Diagnostics &diags)
+{
+    for (const auto &[list, name] : {std::pair{&policy.fs.read_denies, "read_denies: "},
+                                     std::pair{&policy.fs.write_denies, "write_denies: "}})
+        for (const LocatedPath &deny : *list)
+            if (hidden_by_private_tmp(policy, deny.value))
+                diags.note(deny.pos,
+                           name + deny.value +
+                               " lies in the private /tmp, which starts empty and holds none of the host's files "
+                               "(no writable root or read allow beneath /tmp brings it back): nothing to do",
+                           "private-tmp-hides");
+}
+
 }  // namespace
 
 const HostView &real_host()
@@ -486,6 +508,7 @@ const HostView &real_host()
 FsLowering lower_filesystem(const Policy &policy, const FsTrie &trie, const HostView &host, Diagnostics &diags)
 {
     FsLowering out;
+    note_hidden_by_private_tmp(policy, diags);
     MountLowering mounts(policy, trie, host, diags, out.mounts);
     mounts.run();
     LandlockLowering landlock(trie, policy.fs.read_scope.pos, mounts.symlinks(), mounts.created(), diags, out.landlock);

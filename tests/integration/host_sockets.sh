@@ -78,7 +78,7 @@ capture_as /usr/bin/python3 "$T/client.py" "$hostdir/service.sock" "$tmpdir/serv
 expect host host-service "control: the test's user reaches the host socket under /run"
 expect host_tmp host-service "control: ... and the one under /tmp"
 
-section "read_scope = all: /run and the host's /tmp are hidden, the workspace's own sockets work"
+section "read_scope = all: /run is hidden, the host's /tmp refuses, the workspace's own sockets work"
 cat >"$T/policy.toml" <<EOF
 version = 1
 [filesystem]
@@ -88,7 +88,7 @@ compile "$T/policy.toml" "$T/plan" || it_finish
 sbx "$T/plan" /usr/bin/python3 "$T/client.py" "$hostdir/service.sock" "$tmpdir/service.sock" "$T/ws/own.sock"
 expect_rc 0 "sandbox exit status"
 expect host ENOENT "the host service's socket under /run is not there"
-expect host_tmp ENOENT "nor the one under the host's /tmp"
+expect host_tmp EACCES "the one under the host's /tmp shows (read-only), and refuses: connect mediation"
 expect own own-service "a socket made in the workspace works"
 expect pair pair "a socketpair works"
 

@@ -260,14 +260,13 @@ TEST_CASE("lower: the policy file and the plan are write-denied when inside a wr
                             {TP_MNT_DEV, "/dev", REQ},
                             {TP_MNT_PROC, "/proc", REQ},
                             {TP_MNT_MASK, "/run", REQ | OPT},
-                            {TP_MNT_MASK, "/tmp", REQ | OPT},
                             {TP_MNT_BIND, "/w", 0, "/w"},
                             {TP_MNT_PIN, "/w/build", REQ | MAT_DIR, "", "/w"},
                             {TP_MNT_WRITE_DENY, "/w/build/plan.bin", REQ | MAT_FILE, "", "/w"},
                             {TP_MNT_WRITE_DENY, "/w/policy.toml", REQ | MAT_FILE, "", "/w"},
                         });
+    CHECK(l.step_origins[6].line == 0);
     CHECK(l.step_origins[7].line == 0);
-    CHECK(l.step_origins[8].line == 0);
     CHECK(count_rule_id(l.diags, "mount-only", Severity::Note) == 0);  // implied rules make no noise
 
     Lowered outside;
@@ -295,7 +294,6 @@ TEST_CASE("lower: absent deny targets are materialized or masked, by the filesys
                                 {TP_MNT_DEV, "/dev", REQ},
                                 {TP_MNT_PROC, "/proc", REQ},
                                 {TP_MNT_MASK, "/run", REQ | OPT},
-                                {TP_MNT_MASK, "/tmp", REQ | OPT},
                                 {TP_MNT_BIND, "/w", 0, "/w"},
                                 {TP_MNT_WRITE_DENY, "/w/.env", REQ | MAT_FILE, "", "/w"},
                                 {TP_MNT_PIN, "/w/.git", REQ | MAT_DIR, "", "/w"},
@@ -313,7 +311,6 @@ TEST_CASE("lower: absent deny targets are materialized or masked, by the filesys
                                 {TP_MNT_DEV, "/dev", REQ},
                                 {TP_MNT_PROC, "/proc", REQ},
                                 {TP_MNT_MASK, "/run", REQ | OPT},
-                                {TP_MNT_MASK, "/tmp", REQ | OPT},
                                 {TP_MNT_BIND, "/w", 0, "/w"},
                                 {TP_MNT_WRITE_DENY, "/w/.env", REQ | MASK_ABSENT, "", "/w"},
                                 {TP_MNT_PIN, "/w/.git", REQ | OPT, "", "/w"},
@@ -340,7 +337,6 @@ TEST_CASE("lower: a deny target the policy declares a file is materialized as a 
                             {TP_MNT_DEV, "/dev", REQ},
                             {TP_MNT_PROC, "/proc", REQ},
                             {TP_MNT_MASK, "/run", REQ | OPT},
-                            {TP_MNT_MASK, "/tmp", REQ | OPT},
                             {TP_MNT_BIND, "/w", 0, "/w"},
                             {TP_MNT_PIN, "/w/.git", REQ | MAT_DIR, "", "/w"},
                             {TP_MNT_WRITE_DENY, "/w/.git/config", REQ | MAT_FILE, "", "/w"},
@@ -368,9 +364,8 @@ TEST_CASE("lower: a deny with allowed descendants is masked, then they are bound
                             {TP_MNT_WRITE_DENY, "/home/u/proj/sub/.git", REQ | MASK_ABSENT, "", "/home/u/proj/sub"},
                             {TP_MNT_BIND, "/home/u/pub", RO | OPT, "/home/u/pub"},
                             {TP_MNT_MASK, "/run", REQ | OPT},
-                            {TP_MNT_MASK, "/tmp", REQ | OPT},
                         });
-    std::vector<Rule> want = {{TP_LL_EXPAND, "/", READ, 0, "home/run/tmp"}, {TP_LL_PATH, "/", DIR, 0}};
+    std::vector<Rule> want = {{TP_LL_EXPAND, "/", READ, 0, "home/run"}, {TP_LL_PATH, "/", DIR, 0}};
     for (const Rule &r : device_rules())
         want.push_back(r);
     for (const Rule &r : std::vector<Rule>{{TP_LL_EXPAND, "/home", READ, OPT, "u"},
@@ -402,7 +397,7 @@ TEST_CASE("lower: denies inside a writable root expand nothing above it")
     CHECK(count_rule_id(l.diags, "mount-only", Severity::Note) == 1);
 }
 
-TEST_CASE("lower: /run and /tmp, where host unix sockets live, are hidden unless the policy names them")
+TEST_CASE("lower: /run, where host services keep their sockets, is hidden unless named; the host's /tmp is not")
 {
     FakeHost host;
     Policy p;
@@ -411,19 +406,27 @@ TEST_CASE("lower: /run and /tmp, where host unix sockets live, are hidden unless
         return std::find(l.steps.begin(), l.steps.end(), Step{TP_MNT_MASK, path, REQ | OPT}) != l.steps.end();
     };
     auto has_run_mask = [&](const Lowered &l) { return has_mask(l, "/run"); };
+    auto has_step_at = [](const Lowered &l, const char *path) {
+        return std::any_of(l.steps.begin(), l.steps.end(), [&](const Step &s) { return s.path == path; });
+    };
     Lowered all;
     lower(all, p, host);
     CHECK(has_run_mask(all));
-    CHECK(has_mask(all, "/tmp"));
     CHECK(all.step_origins[3].line == 0);
+    CHECK_FALSE(has_step_at(all, "/tmp"));  // read-only like the rest of "all"
 
     p.fs.private_tmp.value = true;  // the private tmpfs replaces the host's /tmp
     Lowered private_tmp;
     lower(private_tmp, p, host);
-    CHECK_FALSE(has_mask(private_tmp, "/tmp"));
     CHECK(std::find(private_tmp.steps.begin(), private_tmp.steps.end(), Step{TP_MNT_TMPFS, "/tmp", REQ}) !=
           private_tmp.steps.end());
     p.fs.private_tmp.value = false;
+
+    p.fs.read_denies = {rule_at("/tmp", 2)};  // the way to hide the host's /tmp whole
+    Lowered hidden;
+    lower(hidden, p, host);
+    CHECK(has_mask(hidden, "/tmp"));
+    p.fs.read_denies = {};
 
     p.fs.read_allows = {rule_at("/run/postgresql", 2)};  // re-opens that socket directory only
     Lowered reopened;
@@ -444,6 +447,36 @@ TEST_CASE("lower: /run and /tmp, where host unix sockets live, are hidden unless
     CHECK_FALSE(has_run_mask(granted));  // never bound back in the first place
     for (const Step &s : granted.steps)
         CHECK(s.path.rfind("/run", 0) != 0);
+}
+
+TEST_CASE("lower: the private /tmp binds the granted paths beneath it from the host; its denies are moot")
+{
+    FakeHost host;
+    Policy p;
+    p.fs.private_tmp.value = true;
+    p.fs.writable_roots = {rule_at("/tmp/lab/ws", 1)};
+    p.fs.read_allows = {rule_at("/tmp/pub", 2), rule_at("/tmp/deep/er/pub", 2)};
+    p.fs.read_denies = {rule_at("/tmp/lab/secret", 3), rule_at("/tmp/lab/ws/.env", 4)};
+    p.fs.write_denies = {rule_at("/tmp/other", 5), rule_at("/tmp/lab/ws/.git/hooks", 6)};
+    p.fs.materialize.value = true;
+    Lowered l;
+    lower(l, p, host);
+    check_list(l.steps, {
+                            {TP_MNT_ROOT_READONLY, "/", REQ},
+                            {TP_MNT_DEV, "/dev", REQ},
+                            {TP_MNT_PROC, "/proc", REQ},
+                            {TP_MNT_TMPFS, "/tmp", REQ},
+                            {TP_MNT_MASK, "/run", REQ | OPT},
+                            {TP_MNT_BIND, "/tmp/deep/er/pub", RO | OPT, "/tmp/deep/er/pub"},  // no PIN on the way
+                            {TP_MNT_BIND, "/tmp/lab/ws", 0, "/tmp/lab/ws"},
+                            {TP_MNT_MASK, "/tmp/lab/ws/.env", REQ | MAT_DIR, "", "/tmp/lab/ws"},
+                            {TP_MNT_PIN, "/tmp/lab/ws/.git", REQ | MAT_DIR, "", "/tmp/lab/ws"},
+                            {TP_MNT_WRITE_DENY, "/tmp/lab/ws/.git/hooks", REQ | MAT_DIR, "", "/tmp/lab/ws"},
+                            {TP_MNT_BIND, "/tmp/pub", RO | OPT, "/tmp/pub"},
+                        });
+    // The host's /tmp/lab/secret and /tmp/other are not in the private /tmp: nothing to hide.
+    CHECK(count_rule_id(l.diags, "private-tmp-hides", Severity::Note) == 2);
+    CHECK(l.diags.error_count() == 0);
 }
 
 TEST_CASE("lower: a deny written through a host symlink is reported")
