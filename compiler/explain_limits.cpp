@@ -13,14 +13,15 @@ namespace tartaros {
 
 namespace {
 
-// How a limit is enforced here: a cgroup, a weaker fallback, or not at all.
-enum class Enforced { Cgroup, Fallback, None, Supervisor };
+// How a limit is enforced here: a cgroup, a resource limit (as exact as the cgroup where it
+// holds: processes_line), the supervisor, or not at all.
+enum class Enforced { Cgroup, Rlimit, None, Supervisor };
 
 const char *enforced_name(Enforced e)
 {
     switch (e) {
     case Enforced::Cgroup: return "cgroup";
-    case Enforced::Fallback: return "fallback";
+    case Enforced::Rlimit: return "rlimit";
     case Enforced::None: return "none";
     case Enforced::Supervisor: return "supervisor";
     }
@@ -57,10 +58,17 @@ Line processes_line(const tp_limits &l, const cgroup_probe &host, bool required)
                              "run)");
     } else {
         line.mechanism = "RLIMIT_NPROC";
-        line.enforced = Enforced::Fallback;
-        line.notes.push_back(no_cgroup(host, CG_PIDS, required,
-                                       "RLIMIT_NPROC per user in the sandbox's user namespace (weaker: it counts "
-                                       "every task of the caller's user in that namespace and refuses forks only)"));
+        line.enforced = Enforced::Rlimit;
+        line.notes.push_back(std::string("no cgroup here (") + host.why_not[CG_PIDS] + "): RLIMIT_NPROC = " +
+                             line.text +
+                             " + the helpers, set by the command before it executes; the kernel counts it per user "
+                             "namespace and uid, so in the sandbox's own user namespace it counts exactly the "
+                             "sandbox's tasks, none of the caller's others, and the command cannot raise it");
+        line.notes.push_back(std::string("that holds for a caller who is not root, in the sandbox's user namespace: "
+                                         "the kernel never applies RLIMIT_NPROC to root, and without a user namespace "
+                                         "it counts every process of the caller; then ") +
+                             (required ? "a --strict run refuses and a run without it warns"
+                                       : "a run warns that max_processes is not enforced or weakened"));
     }
     line.notes.emplace_back("a process that forks past it gets EAGAIN (threads count too)");
     return line;

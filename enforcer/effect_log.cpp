@@ -182,6 +182,8 @@ void installed_limits(jsonl::line &l, const run_ctx *ctx)
         if (rl->wants.kill_switch)
             jsonl::item_str(l, "cgroup_kill_switch");
     }
+    if (rl != nullptr && rl->nproc != 0 && rl->nproc_exact)
+        jsonl::item_str(l, "max_processes_rlimit");
     const tp_limits *lim = ctx->plan->limits;
     if (lim != nullptr && lim->timeout_ms)
         jsonl::item_str(l, "timeout");

@@ -163,7 +163,7 @@ pid_t launch_command(run_ctx *ctx, command_launch *launch, int ruleset, const ch
         join_early_network(ctx, launch);
         network_ready(ctx);
         make_undumpable();
-        mediator_start_for_execs(ctx);
+        mediator_start_before_command(ctx);
         /* The pidfd stays open: its last close is slow (~0.3 ms here), so it is left to init
          * once the command has executed (close_fds_except), off the critical path. */
         g_channel.ruleset = ruleset;
@@ -175,7 +175,7 @@ pid_t launch_command(run_ctx *ctx, command_launch *launch, int ruleset, const ch
     make_late_namespaces_now(ctx);
     network_ready(ctx);
     make_undumpable();
-    mediator_start_for_execs(ctx);
+    mediator_start_before_command(ctx);
     g_channel = {LAUNCH_GO, 1, 0, ctx, getpid(), ruleset, nullptr};
     /* CLONE_VFORK: init sleeps until the command has executed or exited. */
     pid_t pid = clone(late_entry, g_command_stack + sizeof g_command_stack, CLONE_VM | CLONE_VFORK | SIGCHLD,

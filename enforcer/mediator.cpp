@@ -470,9 +470,10 @@ void mediator_start(const run_ctx *ctx)
     close(g_setup.listener >= 0 ? g_setup.listener : g_setup.handoff);
 }
 
-void mediator_start_for_execs(const run_ctx *ctx)
+void mediator_start_before_command(const run_ctx *ctx)
 {
-    if (execs_wanted(ctx))
+    const tp_limits *limits = ctx->plan->limits;
+    if (execs_wanted(ctx) || (wanted(ctx) && limits != nullptr && limits->max_processes != 0))
         mediator_start(ctx);
 }
 

@@ -55,10 +55,12 @@ void mediator_prepare(run_ctx *ctx, bool early);
  * hand-off. A connect() made before the mediator runs waits for it. */
 void mediator_start(const run_ctx *ctx);
 
-/* Init, just before it lets the command run (launch.cpp): with exec events (the effect log)
- * the filter also stops the command's own execve, so the mediator must already be there to
- * answer it; then it is started here and mediator_start does nothing. */
-void mediator_start_for_execs(const run_ctx *ctx);
+/* Init, just before it lets the command run (launch.cpp). The mediator starts here, and
+ * mediator_start does nothing, when it must exist before the command: with exec events (the
+ * effect log) the filter also stops the command's own execve, which the mediator answers;
+ * with max_processes the mediator is one of the tasks the limit counts (run_limits.h), and
+ * started later it could find its slot taken by the command's first forks. */
+void mediator_start_before_command(const run_ctx *ctx);
 
 /* The command, after no_new_privs and Landlock, before the plan's filter: unless the early
  * command did, installs the connect filter (with denied-syscall events: the listener program,

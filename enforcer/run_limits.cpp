@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,8 +19,8 @@
 #include "text_append.h"
 
 const char kNprocWeakness[] =
-    "RLIMIT_NPROC counts every task of the caller's user in the sandbox's user namespace and refuses "
-    "forks only; without a user namespace it counts all of the user's processes on the host";
+    "RLIMIT_NPROC counts tasks per user and user namespace: without a user namespace of its own it counts all of "
+    "the caller's processes on the host";
 
 namespace {
 
@@ -142,6 +143,17 @@ int report_events(const tp_limits *l, const cgroup_events &ev, int code)
     return code;
 }
 
+/* Since Linux 5.14 the kernel counts RLIMIT_NPROC per (user namespace, uid): in the sandbox's
+ * own user namespace that count holds the sandbox's tasks and nothing else (init, its helpers
+ * and the command's tree; a nested namespace's tasks count in its parent's), and a fork past
+ * the command's limit fails with EAGAIN whatever the rest of the host runs. The command holds
+ * no capability in the initial namespace, so it can neither raise the hard limit nor bypass
+ * it. The kernel exempts uid 0 of the host (INIT_USER) and capable tasks: not for root. */
+bool nproc_is_exact(const run_ctx *ctx)
+{
+    return !ctx->caller_is_root && getuid() != 0 && (ctx->clone_flags & CLONE_NEWUSER) != 0;
+}
+
 }  // namespace
 
 void limits_prepare(run_ctx *ctx)
@@ -169,10 +181,13 @@ void limits_decide(run_ctx *ctx, limit_lost_fn lost, void *arg)
     cgroup_probe_host(&host, &rl->probe);
     bool required = ctx->plan->limits && (ctx->plan->limits_section_flags & TP_SECF_REQUIRED);
     if (rl->wants.pids_max && !rl->probe.version[CG_PIDS]) {
-        lost(arg, required, "max_processes", "a cgroup with the pids controller", rl->probe.why_not[CG_PIDS],
-             arena_concat3("RLIMIT_NPROC instead (", kNprocWeakness, ")"));
-        rl->nproc = rl->wants.pids_max;
+        const bool root = ctx->caller_is_root || getuid() == 0;
+        rl->nproc = root ? 0 : rl->wants.pids_max;
         rl->wants.pids_max = 0;
+        rl->nproc_exact = nproc_is_exact(ctx);
+        if (!rl->nproc_exact)
+            lost(arg, required, "max_processes", "a cgroup with the pids controller", rl->probe.why_not[CG_PIDS],
+                 root ? nullptr : arena_concat3("RLIMIT_NPROC instead (", kNprocWeakness, ")"));
     }
     if (rl->wants.memory_max && !rl->probe.version[CG_MEMORY]) {
         lost(arg, required, "memory_max", "a cgroup with the memory controller", rl->probe.why_not[CG_MEMORY],
@@ -186,6 +201,17 @@ void limits_decide(run_ctx *ctx, limit_lost_fn lost, void *arg)
     if (rl->wants.kill_switch && !rl->probe.version[CG_PIDS] && !rl->probe.version[CG_FREEZER] &&
         !rl->wants.memory_max && !rl->wants.cpu_quota_us)
         rl->wants.kill_switch = false;  /* init still ends its own children (init.cpp) */
+}
+
+void limits_lost_user_namespace(run_ctx *ctx, limit_lost_fn lost, void *arg)
+{
+    run_limits *rl = ctx->limits;
+    if (rl == nullptr || rl->nproc == 0 || !rl->nproc_exact)
+        return;
+    rl->nproc_exact = false;
+    bool required = ctx->plan->limits && (ctx->plan->limits_section_flags & TP_SECF_REQUIRED);
+    lost(arg, required, "max_processes", "a cgroup with the pids controller or a user namespace",
+         rl->probe.why_not[CG_PIDS], arena_concat3("RLIMIT_NPROC instead (", kNprocWeakness, ")"));
 }
 
 void limits_create_cgroup(run_ctx *ctx)

@@ -2,9 +2,10 @@
  *
  * Who carries what:
  *  - max_processes, memory_max, cpu_max: the run's cgroup (enforcer/cgroup.h), decided in
- *    preflight. Without a usable pids controller max_processes falls back to RLIMIT_NPROC
- *    (weaker: see limits_nproc_weakness) unless the run is --strict; memory and CPU have no
- *    fallback.
+ *    preflight. Without a usable pids controller max_processes is RLIMIT_NPROC, which is as
+ *    exact as pids.max for an unprivileged caller in the sandbox's own user namespace
+ *    (nproc_is_exact in run_limits.cpp); elsewhere it is weaker (kNprocWeakness), so a loss:
+ *    a warning, or a refusal under --strict. Memory and CPU have no fallback.
  *  - rlimits: the command sets them before it executes, each lowered to (never above) the
  *    enforcer's own hard limit.
  *  - timeout: the supervisor's interval timer; at the deadline SIGTERM goes to init, which
@@ -26,7 +27,8 @@ struct run_limits {
     cgroup_probe probe;
     cgroup_wants wants;      /* what the cgroup is to carry; all zero = no cgroup */
     cgroup_run *cgroup;      /* NULL until created, or when none */
-    uint64_t nproc;          /* RLIMIT_NPROC the command sets as the max_processes fallback; 0 = none */
+    uint64_t nproc;          /* RLIMIT_NPROC the command sets for max_processes without a cgroup; 0 = none */
+    bool nproc_exact;        /* ... counted in the sandbox's own user namespace: the limit holds exactly */
     unsigned helpers;        /* the enforcer's own tasks in the sandbox: init, mediator, socket factory */
 };
 
@@ -39,6 +41,10 @@ void limits_prepare(run_ctx *ctx);
 typedef void (*limit_lost_fn)(void *arg, bool required, const char *what, const char *needs, const char *why,
                               const char *instead);
 void limits_decide(run_ctx *ctx, limit_lost_fn lost, void *arg);
+
+/* Preflight's late half: clone refused the user namespace (a degraded run), so RLIMIT_NPROC
+ * would count the caller's every process: `lost` is called for max_processes if it rests on it. */
+void limits_lost_user_namespace(run_ctx *ctx, limit_lost_fn lost, void *arg);
 
 /* Supervisor, before init is cloned: creates the cgroup (exit 125 when that fails) and
  * starts its warden. */

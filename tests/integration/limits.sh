@@ -6,8 +6,9 @@
 # the launcher's hard limit, EFBIG, SIGXCPU, no way to raise them). As root the limits live in
 # v1 cgroups tartaros-<supervisor pid> beneath the caller's own cgroups, which the sandbox sees
 # as "/" and cannot write, escape or lift, and which are gone after every run. As an
-# unprivileged user (no cgroup here) max_processes falls back to RLIMIT_NPROC with a warning,
-# memory_max and cpu_max are "not enforced", and --strict refuses each of them (78).
+# unprivileged user (no cgroup here) max_processes is RLIMIT_NPROC in the sandbox's user
+# namespace, exact and accepted by --strict; memory_max and cpu_max are "not enforced", and
+# --strict refuses each of them (78).
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
 . "$(dirname "$0")/limits_lib.sh"
@@ -52,17 +53,14 @@ if [ "$RUN_USER" = root ]; then
         '^tartaros: max_processes 8 \(policy line 5:[0-9]+\) reached: the kernel refused 1 fork$' "$ERR"
     check_cgroups_gone "$(last_supervisor)" "after the run"
 else
-    check_match "the fallback is named" \
-        '^tartaros: warning: weakened: max_processes \(.*\): RLIMIT_NPROC instead' "$ERR"
+    check_no_match "RLIMIT_NPROC in the sandbox's user namespace is exact: no warning" '^tartaros: warning' "$ERR"
     sbx "$T/procs.plan" "$PROBE" nproc rlimit nproc
     expect nproc.data "$((8 + HELPERS)):$((8 + HELPERS))" "RLIMIT_NPROC = max_processes + the helpers"
     sbx "$T/nproc_mix.plan" "$PROBE" nproc rlimit nproc
-    expect nproc.data "$((8 + HELPERS)):$((8 + HELPERS))" "rlimits.nproc = 1000 does not weaken the fallback"
-    sbx --strict "$T/procs.plan" /bin/sh -c 'echo RAN'
-    expect_rc 78 "--strict refuses"
-    check_match "the first line names the limit and the reason" \
-        '^tartaros: .*max_processes cannot be enforced without a cgroup with the pids controller' "${ERR%%$'\n'*}"
-    check_no_match "the command did not run" '^RAN$' "$OUT"
+    expect nproc.data "$((8 + HELPERS)):$((8 + HELPERS))" "rlimits.nproc = 1000 does not weaken the limit"
+    sbx --strict "$T/procs.plan" "$PROBE" forks fork-count 100
+    expect_rc 0 "--strict runs: RLIMIT_NPROC holds the limit"
+    expect forks.data 7 "--strict: the probe plus 7 children = max_processes 8"
 fi
 # The hardening list refuses nested user namespaces; without it, one must not reset the count.
 for plan in procs procs_unhardened; do
@@ -253,7 +251,7 @@ else
     sbx "$T/all.plan" /bin/sh -c 'exit 7'
     expect_rc 7 "the command's own status"
     check_eq "every stderr line is a warning" "" "$(grep -v '^tartaros: warning: ' <<<"$ERR")"
-    check_match "max_processes is weakened" '^tartaros: warning: weakened: max_processes' "$ERR"
+    check_no_match "max_processes is not weakened (RLIMIT_NPROC is exact here)" 'max_processes' "$ERR"
     check_match "memory_max is not enforced" '^tartaros: warning: not enforced: .*memory_max' "$ERR"
     check_match "cpu_max is not enforced" '^tartaros: warning: not enforced: .*cpu_max' "$ERR"
 fi

@@ -276,9 +276,13 @@ TEST_CASE("limits explain: without a cgroup a strict run refuses and the rest fa
 {
     const std::string text = explain(compile(limits_policy()), probe(0, "no permission"), false);
     CHECK(has(text, "   9.1 max_processes 512  policy.toml:3:17\n"
-                    "        - not enforceable by a cgroup here (no permission): a --strict run refuses; otherwise "
-                    "RLIMIT_NPROC per user in the sandbox's user namespace (weaker: it counts every task of the "
-                    "caller's user in that namespace and refuses forks only)\n"
+                    "        - no cgroup here (no permission): RLIMIT_NPROC = 512 + the helpers, set by the command "
+                    "before it executes; the kernel counts it per user namespace and uid, so in the sandbox's own "
+                    "user namespace it counts exactly the sandbox's tasks, none of the caller's others, and the "
+                    "command cannot raise it\n"
+                    "        - that holds for a caller who is not root, in the sandbox's user namespace: the kernel "
+                    "never applies RLIMIT_NPROC to root, and without a user namespace it counts every process of the "
+                    "caller; then a --strict run refuses and a run without it warns\n"
                     "        - a process that forks past it gets EAGAIN (threads count too)\n"));
     CHECK(has(text, "   9.2 memory_max 4G  policy.toml:4:14\n"
                     "        - not enforceable by a cgroup here (no permission): not enforced (a --strict run refuses)\n"
@@ -304,8 +308,8 @@ TEST_CASE("limits explain: JSON carries the same content")
     const std::string json = explain(compile(limits_policy()), probe(0, "no permission"), true);
     CHECK(JsonChecker(json).document());
     CHECK(has(json, "{\"step\":\"limits\",\"required\":true,\"limits\":[{\"limit\":\"max_processes\",\"value\":512,"
-                    "\"text\":\"512\",\"mechanism\":\"RLIMIT_NPROC\",\"enforced\":\"fallback\",\"origin\":{\"file\":"
-                    "\"policy.toml\",\"line\":3,\"col\":17},\"notes\":[\"not enforceable by a cgroup here"));
+                    "\"text\":\"512\",\"mechanism\":\"RLIMIT_NPROC\",\"enforced\":\"rlimit\",\"origin\":{\"file\":"
+                    "\"policy.toml\",\"line\":3,\"col\":17},\"notes\":[\"no cgroup here (no permission)"));
     CHECK(has(json, "{\"limit\":\"memory_max\",\"value\":4294967296,\"text\":\"4G\",\"mechanism\":\"not enforced\","
                     "\"enforced\":\"none\""));
     CHECK(has(json, "{\"limit\":\"timeout\",\"value\":1800000,\"text\":\"30m\",\"grace_ms\":5000,\"mechanism\":"
