@@ -62,12 +62,26 @@ bool mount_step_required(const tp_plan *plan, const tp_mount *m)
     return (plan->mounts_section_flags & TP_SECF_REQUIRED) || (m->flags & TP_MNTF_REQUIRED);
 }
 
+namespace {
+
+/* A step that gives the command something (a bind of a writable root or a granted path, the
+ * private /tmp, the credentials directory, a system symlink): lost, the command would run
+ * without its workspace or what it needs, which is no degraded sandbox but a broken run. */
+bool step_grants(const tp_mount *m)
+{
+    return m->op == TP_MNT_BIND || m->op == TP_MNT_TMPFS || m->op == TP_MNT_SYMLINK;
+}
+
+}  // namespace
+
 void step_failed(const mount_tree *t, const tp_mount *m, const char *what, int err)
 {
     const tp_plan *plan = t->ctx->plan;
     const char *path = step_path(t, m);
     char origin[64];
     origin_text(m->origin.line, m->origin.col, origin, sizeof origin);
+    if (step_grants(m))
+        refuse("%s %s%s cannot be installed: %s: %s", mount_step_label(m), path, origin, what, strerror(err));
     if (must_not_degrade(t->ctx, mount_step_required(plan, m)))
         refuse("%s %s%s cannot be installed: %s: %s; run without --strict to degrade", mount_step_label(m),
                path, origin, what, strerror(err));

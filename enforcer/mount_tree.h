@@ -61,8 +61,11 @@ const char *mount_step_label(const tp_mount *m);
 /* Whether the plan marks step `m` as a guarantee that may not degrade. */
 bool mount_step_required(const tp_plan *plan, const tp_mount *m);
 
-/* A step could not be installed: a refusal under --strict when it is required, otherwise a
- * warning naming what is lost. `what` names the operation that failed. */
+/* A step could not be installed: a refusal when it grants something (a writable root, a
+ * granted path, the private /tmp: without it the command would run without its workspace,
+ * so not even a run without --strict goes on); for a safeguard, a refusal under --strict
+ * when it is required, otherwise a warning naming what is lost. `what` names the operation
+ * that failed. */
 void step_failed(const mount_tree *t, const tp_mount *m, const char *what, int err);
 
 /* Mount primitives; each returns false / -1 with errno set. */
