@@ -40,10 +40,12 @@ constexpr std::array kRunOptions = {
               "at most N tasks (threads count) for the command and everything it starts"},
     RunOption{RunFlag::InheritEnv, "--inherit-env", None, "", "[env] inherit",
               "the command starts from the launcher's whole environment"},
-    RunOption{RunFlag::Env, "--env", EnvName, "NAME", "[env] passthrough",
-              "NAME is copied from the launcher's environment, besides the default list (or the file's)"},
+    RunOption{RunFlag::Env, "--env", EnvName, "NAME[=VALUE]", "[env] passthrough, [env] set",
+              "NAME is copied from the launcher's environment, besides the default list (or the file's); "
+              "NAME=VALUE sets NAME to VALUE instead (the name ends at the first '=')"},
     RunOption{RunFlag::PrivateTmp, "--private-tmp", None, "", "[filesystem] private_tmp",
-              "a private writable tmpfs on /tmp, discarded after the run"},
+              "a private writable tmpfs on /tmp, discarded after the run; --write and --read-allow paths "
+              "beneath /tmp are bound into it"},
     RunOption{RunFlag::DenyUnix, "--deny-unix", None, "", "[network] deny_unix",
               "every AF_UNIX socket and socketpair is refused"},
     RunOption{RunFlag::Log, "--log", File, "FILE", "",

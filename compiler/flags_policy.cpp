@@ -17,7 +17,7 @@ namespace tartaros {
 
 namespace {
 
-constexpr std::array<std::string_view, 7> kMergeRules = {
+constexpr std::array<std::string_view, 8> kMergeRules = {
     "Lists add up: the --config file's entries first, then the flags' in command-line order; a path, "
     "port, domain or name already listed is dropped.",
     "A switch sets its key to true; the file setting the same key to false is a conflict.",
@@ -27,6 +27,10 @@ constexpr std::array<std::string_view, 7> kMergeRules = {
     "read_scope = \"all\" is a conflict.",
     "--env NAME adds NAME to the file's [env] passthrough, or to the default list (PATH HOME TERM LANG LC_ALL "
     "USER LOGNAME SHELL TZ) when the file has none.",
+    "--env NAME=VALUE sets NAME in [env] set (the name ends at the first =; a set wins over a pass-through of "
+    "the same name). The file's set giving NAME another value, or another --env NAME= with another value, is a "
+    "conflict. A variable of the file's [broker] is refused in both forms. A command line is kept in shell "
+    "histories and shown by ps: for a secret, export it and use --env NAME.",
     "A relative path in a flag resolves against the current directory (in the file: against the file's "
     "directory), and ~ is $HOME. A glob (* ? [ ] {) is refused: there is no glob engine on Linux.",
     "A conflict is a refusal (exit 78) that names both places; say the setting in one place.",
@@ -68,7 +72,10 @@ private:
     void port(const FlagUse &use);
     void domain(const FlagUse &use);
     void max_procs(const FlagUse &use);
-    void env_name(const FlagUse &use);
+    void env(const FlagUse &use);
+    bool env_name_allowed(const std::string &name, const std::string &flag);
+    bool env_value_allowed(const std::string &value, const std::string &flag);
+    void env_set(const std::string &name, const std::string &value, const std::string &flag, const SourcePos &at);
     bool in_credentials_dir(const FlagUse &use, const std::string &path);
     void set_true(const FlagUse &use, Located<bool> &field, std::string_view key);
     std::optional<std::string> resolve(const FlagUse &use);
@@ -95,7 +102,7 @@ void Merger::apply(const FlagUse &use) {
         case RunFlag::Materialize: set_true(use, p_.fs.materialize, "materialize"); return;
         case RunFlag::MaxProcs: max_procs(use); return;
         case RunFlag::InheritEnv: set_true(use, p_.env.inherit, "inherit"); return;
-        case RunFlag::Env: env_name(use); return;
+        case RunFlag::Env: env(use); return;
         case RunFlag::PrivateTmp: set_true(use, p_.fs.private_tmp, "private_tmp"); return;
         case RunFlag::DenyUnix: set_true(use, p_.network.deny_unix, "deny_unix"); return;
         case RunFlag::Strict:
@@ -214,30 +221,67 @@ void Merger::max_procs(const FlagUse &use) {
     if (!limit) limit = Located<uint64_t>{*number, pos(use)};
 }
 
-void Merger::env_name(const FlagUse &use) {
-    if (!is_env_name(use.value)) {
-        errors_.push_back("--env: '" + printable(use.value) +
-                          "' is not a valid environment variable name (letters, digits and '_', not starting "
-                          "with a digit)");
+// `--env NAME` passes NAME through, `--env NAME=VALUE` sets it. A message names the variable
+// but never repeats the value ("--env NAME=..."): it may be a secret, and stderr is logged.
+void Merger::env(const FlagUse &use) {
+    const size_t equals = use.value.find('=');
+    const std::string name = use.value.substr(0, equals);
+    const std::string flag = "--env " + name + (equals == std::string::npos ? "" : "=...");
+    if (!env_name_allowed(name, flag)) return;
+    if (equals == std::string::npos) {
+        add_unique(p_.env.passthrough, name, pos(use));
         return;
     }
-    if (p_.broker) {
-        const BrokerPolicy &b = *p_.broker;
-        const Located<std::string> *secret = b.token_env && b.token_env->value == use.value ? &*b.token_env : nullptr;
-        for (const BrokerCapability &cap : b.capabilities)
-            if (secret == nullptr && cap.value_env.value == use.value) secret = &cap.value_env;
-        if (secret != nullptr) {
-            errors_.push_back("--env " + use.value + " would hand the agent a secret of the credential broker (" +
-                              position_text(secret->pos) + "); the broker reads it from this environment itself");
-            return;
-        }
-        if (use.value == kBrokerUrlVariable || use.value == kCredentialsVariable) {
-            errors_.push_back("--env " + use.value + ": the credential broker ([broker] at " + position_text(b.pos) +
-                              ") sets it for the agent");
-            return;
-        }
+    const std::string value = use.value.substr(equals + 1);
+    if (env_value_allowed(value, flag)) env_set(name, value, flag, pos(use));
+}
+
+// The name checks of both forms: a valid name, and none the policy's [broker] owns.
+bool Merger::env_name_allowed(const std::string &name, const std::string &flag) {
+    if (!is_env_name(name)) {
+        errors_.push_back("--env: '" + printable(name) +
+                          "' is not a valid environment variable name (letters, digits and '_', not starting "
+                          "with a digit)");
+        return false;
     }
-    add_unique(p_.env.passthrough, use.value, pos(use));
+    if (!p_.broker) return true;
+    const BrokerPolicy &b = *p_.broker;
+    const Located<std::string> *secret = b.token_env && b.token_env->value == name ? &*b.token_env : nullptr;
+    for (const BrokerCapability &cap : b.capabilities)
+        if (secret == nullptr && cap.value_env.value == name) secret = &cap.value_env;
+    if (secret != nullptr) {
+        errors_.push_back(flag + " would hand the agent a secret of the credential broker (" +
+                          position_text(secret->pos) + "); the broker reads it from this environment itself");
+        return false;
+    }
+    if (name == kBrokerUrlVariable || name == kCredentialsVariable) {
+        errors_.push_back(flag + ": the credential broker ([broker] at " + position_text(b.pos) +
+                          ") sets it for the agent");
+        return false;
+    }
+    return true;
+}
+
+// A value a command line may carry: no NUL (the plan's strings end there).
+bool Merger::env_value_allowed(const std::string &value, const std::string &flag) {
+    if (value.find('\0') == std::string::npos) return true;
+    errors_.push_back(flag + ": the value contains a NUL character");
+    return false;
+}
+
+// The same NAME twice is a conflict unless the values agree (then the first stays).
+void Merger::env_set(const std::string &name, const std::string &value, const std::string &flag,
+                     const SourcePos &at) {
+    auto &set = p_.env.set;
+    const auto same = std::find_if(set.begin(), set.end(), [&](const auto &entry) { return entry.first.value == name; });
+    if (same == set.end()) {
+        set.push_back({{name, at}, {value, at}});
+        return;
+    }
+    if (same->second.value == value) return;
+    errors_.push_back(same->second.pos.line == 0
+                          ? flag + " conflicts with an earlier " + flag + " of another value; say it once"
+                          : conflict(flag, "another value of " + name + " in [env] set", same->second.pos));
 }
 
 // A switch sets true; the file saying false for the same key is a conflict. A key the file

@@ -55,7 +55,7 @@ declare -A FIELD=(
     [--isolate-pids]="[process] isolate_pids" [--isolate-proc]="[process] isolate_proc"
     [--seccomp-strict]="[process] harden_syscalls" [--materialize]="[filesystem] materialize"
     [--max-procs]="[process] max_processes" [--inherit-env]="[env] inherit"
-    [--env]="[env] passthrough" [--private-tmp]="[filesystem] private_tmp"
+    [--env]="[env] passthrough, [env] set" [--private-tmp]="[filesystem] private_tmp"
     [--deny-unix]="[network] deny_unix" [--log]="(the launcher)" [--config]="(the launcher)"
     [--strict]="(the launcher)" [--help]="(the launcher)"
 )
@@ -71,7 +71,7 @@ rows=$(sed -n 's/^  \(--[a-z-]*\).*/\1/p' run-help.txt | sort)
     fail "run --help's flags differ from the seed's: $(echo "$rows" | tr '\n' ' ')"
 for flag in "${!FIELD[@]}"; do
     ok
-    line=$(grep -E -- "^  $flag( [A-Z]+)? " run-help.txt)
+    line=$(grep -E -- "^  $flag( [][A-Z=]+)? " run-help.txt)
     [[ $line == *" ${FIELD[$flag]}" ]] || fail "run --help: $flag without its field ${FIELD[$flag]}: $line"
     grep -Eq -- "^  $flag( |$)" help.txt || fail "--help does not list $flag"
     grep -Fq -- "$flag" bash.txt || fail "the bash completion lacks $flag"
@@ -83,7 +83,7 @@ for flag in "${!FIELD[@]}"; do
     ok
     field=${FIELD[$flag]}
     [ "$field" = "(the launcher)" ] || field="\`$field\`"
-    grep -E -- "^\| \`$flag( [A-Z]+)?\` \|" "$docs" | grep -Fq -- "| $field |" ||
+    grep -E -- "^\| \`$flag( [][A-Z=]+)?\` \|" "$docs" | grep -Fq -- "| $field |" ||
         fail "docs/tartaros-run.md: no row for $flag with $field"
 done
 for sub in run compile explain print-policy lint completion man; do
@@ -156,6 +156,7 @@ refused "tartaros: --port: 'http' is not a port number" run --port http -- true
 refused "tartaros: --max-procs: '0' is out of range" run --max-procs 0 -- true
 refused "tartaros: --allow-domain: '*.com' is too broad" run --allow-domain '*.com' -- true
 refused "tartaros: --env: 'A-B' is not a valid environment variable name" run --env A-B -- true
+refused "tartaros: --env: 'A-B' is not a valid environment variable name" run --env A-B=value -- true
 refused "tartaros: cannot read missing.toml: No such file or directory" run --config missing.toml -- true
 
 printf 'version = 1\n[filesystem]\nread_scope = "all"\nprivate_tmp = false\n[process]\nmax_processes = 32\n' >p.toml
@@ -165,6 +166,11 @@ refused "tartaros: --private-tmp conflicts with private_tmp = false at p.toml:4:
     run --config p.toml --private-tmp -- true
 refused "tartaros: --read-deny / conflicts with read_scope = \"all\" at p.toml:3:14; say it in one place" \
     run --config p.toml --read-deny / -- true
+printf 'version = 1\n[env]\nset = { CI = "1" }\n' >env.toml
+refused "tartaros: --env CI=... conflicts with another value of CI in [env] set at env.toml:3:14; say it in one place" \
+    run --config env.toml --env CI=true -- true
+refused "tartaros: --env CI=... conflicts with an earlier --env CI=... of another value; say it once" \
+    run --env CI=1 --env CI=2 -- true
 "$tartaros" run --config p.toml --max-procs 64 --private-tmp -- true 2>err >/dev/null
 [ "$(wc -l <err)" -eq 2 ] || fail "both conflicts are reported: $(cat err)"
 printf 'version = 1\n[network]\nallow_unix_socket_paths = ["/run/x.sock"]\n' >unix.toml

@@ -1,8 +1,9 @@
 // Unit tests of `tartaros run`'s flags (compiler/flags_policy, compiler/cli_options): every
 // flag into its policy field, the merge with a --config file (lists add up in order,
 // duplicates dropped, a switch against the file's false, --max-procs against the file's
-// max_processes, the --read-deny / idiom against read_scope = "all"), relative and `~`
-// paths, globs and every other refused value with its exact message, and the parser.
+// max_processes, the --read-deny / idiom against read_scope = "all", --env NAME=VALUE against
+// the file's set), relative and `~` paths, globs and every other refused value with its exact
+// message, and the parser.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -293,10 +294,75 @@ TEST_CASE("flags: env adds to the default passthrough or to the file's list") {
     const Policy q =
         merged("version = 1\n[env]\npassthrough = [\"FOO\"]\n", {{RunFlag::Env, "BAR"}, {RunFlag::Env, "FOO"}});
     CHECK(values(q.env.passthrough) == Strings{"FOO", "BAR"});
-    for (const char *bad : {"A-B", "1X", "A B", "X=1"})
+    for (const char *bad : {"A-B", "1X", "A B", ""})
         CHECK(refusals_of("", {{RunFlag::Env, bad}}) ==
               "--env: '" + std::string(bad) +
                   "' is not a valid environment variable name (letters, digits and '_', not starting with a digit)\n");
+}
+
+namespace {
+
+using EnvSets = std::vector<std::pair<std::string, std::string>>;
+
+EnvSets sets(const Policy &p) {
+    EnvSets out;
+    for (const auto &[name, value] : p.env.set) out.push_back({name.value, value.value});
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("flags: env NAME=VALUE sets NAME; the value may hold '=' or be empty") {
+    const Policy p = flags_only({{RunFlag::Env, "FOO=bar"},
+                                 {RunFlag::Env, "URL=https://example.org/?a=b&c==d"},
+                                 {RunFlag::Env, "EMPTY="},
+                                 {RunFlag::Env, "MSG=two words\nand a line"},
+                                 {RunFlag::Env, "FOO=bar"},
+                                 {RunFlag::Env, "PATH=/opt/bin"}});
+    CHECK(sets(p) == EnvSets{{"FOO", "bar"},
+                             {"URL", "https://example.org/?a=b&c==d"},
+                             {"EMPTY", ""},
+                             {"MSG", "two words\nand a line"},
+                             {"PATH", "/opt/bin"}});
+    CHECK(p.env.set.front().first.pos.file == "--env");
+    CHECK(p.env.set.front().second.pos.line == 0);
+    // Pass-through is untouched: the set of PATH wins over its pass-through in the plan.
+    CHECK(values(p.env.passthrough) == Strings(kDefaultPassthrough.begin(), kDefaultPassthrough.end()));
+    const Policy q = merged("version = 1\n[env]\nset = { CI = \"1\" }\n", {{RunFlag::Env, "FOO=bar"}});
+    CHECK(sets(q) == EnvSets{{"CI", "1"}, {"FOO", "bar"}});
+}
+
+TEST_CASE("flags: env NAME=VALUE checks the name alone and never repeats the value") {
+    const std::string tail =
+        "' is not a valid environment variable name (letters, digits and '_', not starting with a digit)\n";
+    CHECK(refusals_of("", {{RunFlag::Env, "A-B=hunter2"}}) == "--env: 'A-B" + tail);
+    CHECK(refusals_of("", {{RunFlag::Env, "1X=a=b"}}) == "--env: '1X" + tail);
+    CHECK(refusals_of("", {{RunFlag::Env, "=value"}}) == "--env: '" + tail);
+    CHECK(refusals_of("", {{RunFlag::Env, std::string("FOO=a\0b", 7)}}) ==
+          "--env FOO=...: the value contains a NUL character\n");
+}
+
+TEST_CASE("flags: env NAME=VALUE takes any value but NUL, the caller's choice to put on a command line") {
+    const std::string token = "ghp_" + std::string("a1B2c3D4e5F6g7H8i9J0") + "kLmNoPqRsTuVwXyZ12";
+    const Policy p = flags_only({{RunFlag::Env, "GH=" + token}, {RunFlag::Env, "RUSTFLAGS=-C target-cpu=native"}});
+    CHECK(p.env.set.size() == 2);
+}
+
+TEST_CASE("flags: env NAME=VALUE against the file's set and another flag") {
+    const std::string file = "version = 1\n[env]\nset = { FOO = \"a\" }\n";
+    CHECK(refusals_of(file, {{RunFlag::Env, "FOO=b"}}) ==
+          "--env FOO=... conflicts with another value of FOO in [env] set at /w/proj/policy.toml:3:15; say it in one "
+          "place\n");
+    const Policy same = merged(file, {{RunFlag::Env, "FOO=a"}});
+    REQUIRE(same.env.set.size() == 1);
+    CHECK(same.env.set.front().second.pos.line == 3);
+    CHECK(refusals_of("", {{RunFlag::Env, "FOO=a"}, {RunFlag::Env, "FOO=b"}, {RunFlag::Env, "FOO=a=b"}}) ==
+          "--env FOO=... conflicts with an earlier --env FOO=... of another value; say it once\n"
+          "--env FOO=... conflicts with an earlier --env FOO=... of another value; say it once\n");
+    // A pass-through and a set of one name are no conflict, as in a policy file.
+    const Policy both = merged("version = 1\n[env]\npassthrough = [\"FOO\"]\n", {{RunFlag::Env, "FOO=b"}});
+    CHECK(values(both.env.passthrough) == Strings{"FOO"});
+    CHECK(sets(both) == EnvSets{{"FOO", "b"}});
 }
 
 TEST_CASE("flags: the broker of the config file keeps its port, its secrets and its credentials directory") {
@@ -314,6 +380,19 @@ TEST_CASE("flags: the broker of the config file keeps its port, its secrets and 
     CHECK(refusals_of(file, {{RunFlag::Env, "CREDENTIALS_DIRECTORY"}}) ==
           "--env CREDENTIALS_DIRECTORY: the credential broker ([broker] at /w/proj/policy.toml:2:1) sets it for the "
           "agent\n");
+    // NAME=VALUE: the same variables, the value not repeated.
+    CHECK(refusals_of(file, {{RunFlag::Env, "GITHUB_TOKEN=x"},
+                             {RunFlag::Env, "BT=y"},
+                             {RunFlag::Env, "TARTAROS_BROKER_URL=http://127.0.0.1:9/"},
+                             {RunFlag::Env, "CREDENTIALS_DIRECTORY=/tmp"}}) ==
+          "--env GITHUB_TOKEN=... would hand the agent a secret of the credential broker (/w/proj/policy.toml:8:13); "
+          "the broker reads it from this environment itself\n"
+          "--env BT=... would hand the agent a secret of the credential broker (/w/proj/policy.toml:4:13); the broker "
+          "reads it from this environment itself\n"
+          "--env TARTAROS_BROKER_URL=...: the credential broker ([broker] at /w/proj/policy.toml:2:1) sets it for the "
+          "agent\n"
+          "--env CREDENTIALS_DIRECTORY=...: the credential broker ([broker] at /w/proj/policy.toml:2:1) sets it for "
+          "the agent\n");
     CHECK(refusals_of(file, {{RunFlag::ReadDeny, "/run/credentials/tartaros/x"}, {RunFlag::Write, "/run/credentials/tartaros"}}) ==
           "--read-deny /run/credentials/tartaros/x lies in the credential broker's directory "
           "/run/credentials/tartaros ([broker] at /w/proj/policy.toml:2:1), which the sandbox makes for its token "
@@ -321,7 +400,8 @@ TEST_CASE("flags: the broker of the config file keeps its port, its secrets and 
           "--write /run/credentials/tartaros lies in the credential broker's directory /run/credentials/tartaros "
           "([broker] at /w/proj/policy.toml:2:1), which the sandbox makes for its token alone\n");
     // Without a broker all of them are ordinary.
-    CHECK(refusals_of("", {{RunFlag::Port, "3129"}, {RunFlag::Env, "GITHUB_TOKEN"}, {RunFlag::ReadDeny, "/run/credentials/tartaros"}}) == "");
+    CHECK(refusals_of("", {{RunFlag::Port, "3129"}, {RunFlag::Env, "GITHUB_TOKEN"}, {RunFlag::Env, "CREDENTIALS_DIRECTORY=/c"},
+                           {RunFlag::ReadDeny, "/run/credentials/tartaros"}}) == "");
     const Policy p = merged(file, {{RunFlag::Port, "5432"}, {RunFlag::Env, "CI"}});
     REQUIRE(p.broker);
     CHECK(values(p.network.local_ports) == std::vector<uint16_t>{5432});
@@ -373,7 +453,8 @@ TEST_CASE("flags: a policy from every flag at once lowers and verifies") {
                                  {RunFlag::IsolatePids, ""},        {RunFlag::IsolateProc, ""},
                                  {RunFlag::SeccompStrict, ""},      {RunFlag::Materialize, ""},
                                  {RunFlag::MaxProcs, "64"},         {RunFlag::InheritEnv, ""},
-                                 {RunFlag::Env, "CARGO_HOME"},      {RunFlag::PrivateTmp, ""},
+                                 {RunFlag::Env, "CARGO_HOME"},      {RunFlag::Env, "CI=1"},
+                                 {RunFlag::PrivateTmp, ""},
                                  {RunFlag::DenyUnix, ""}});
     Diagnostics diags;
     CHECK_FALSE(lower_policy(p, LowerOptions{}, diags).empty());
@@ -431,4 +512,14 @@ TEST_CASE("cli: run's usage errors") {
         RunCommandLine line;
         CHECK(parse_run_command_line(args, line) == want);
     }
+}
+
+TEST_CASE("cli: --env keeps NAME=VALUE whole in both spellings") {
+    const Strings args = {"--env", "A=b=c", "--env=B=", "--env=C", "--", "true"};
+    RunCommandLine line;
+    CHECK(parse_run_command_line(args, line) == "");
+    REQUIRE(line.flags.size() == 3);
+    CHECK(line.flags[0].value == "A=b=c");
+    CHECK(line.flags[1].value == "B=");
+    CHECK(line.flags[2].value == "C");
 }
