@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -322,20 +323,43 @@ void Server::on_resolved(Resolver::Result &r)
     check_addresses(c);
 }
 
+namespace {
+
+// The internal addresses among `addrs`, each once with its range ("::1 (loopback ::1/128),
+// 127.0.0.1 (loopback 127.0.0.0/8)"), "" when there is none. All of them, not the first: the
+// resolver's order is the host's (gai.conf, /etc/hosts), and the user pins one of them in
+// hosts. At most kNamed, so a DNS answer of hundreds keeps the log line short.
+std::string internal_addresses(const std::vector<Resolved> &addrs)
+{
+    constexpr size_t kNamed = 4;
+    std::vector<std::string> internal;
+    for (const Resolved &a : addrs) {
+        AddrClass cls = classify(reinterpret_cast<const sockaddr *>(&a.addr));
+        std::string one = addr_text(a.addr) + " (" + cls.range + ")";
+        if (cls.internal && std::find(internal.begin(), internal.end(), one) == internal.end())
+            internal.push_back(one);
+    }
+    std::string text;
+    for (size_t i = 0; i < internal.size() && i < kNamed; i++)
+        text += (i == 0 ? "" : ", ") + internal[i];
+    if (internal.size() > kNamed)
+        text += " and " + std::to_string(internal.size() - kNamed) + " more";
+    return text;
+}
+
+}  // namespace
+
 void Server::check_addresses(Conn &c)
 {
     // Every address must pass, not just the first: a name answering public and internal
     // addresses is how DNS rebinding reaches a local service.
     bool broker = route(c) == Route::Broker;
-    for (const Resolved &a : c.addrs) {
-        AddrClass cls = classify(reinterpret_cast<const sockaddr *>(&a.addr));
-        if (cls.internal && !(broker && broker_->cfg.allow_internal))
-            return refuse(c, {403, "blocked-internal-address",
-                              c.req.host.text + " resolves to " + addr_text(a.addr) + " (" +
-                                  cls.range + "); " +
-                                  (broker ? "set allow_internal in [broker] to allow it"
-                                          : "pin it in hosts to allow an internal address")});
-    }
+    std::string internal = broker && broker_->cfg.allow_internal ? "" : internal_addresses(c.addrs);
+    if (!internal.empty())
+        return refuse(c, {403, "blocked-internal-address",
+                          c.req.host.text + " resolves to " + internal + "; " +
+                              (broker ? "set allow_internal in [broker] to allow it"
+                                      : "pin it in hosts to allow an internal address")});
     if (c.addrs.empty())
         return refuse(c, {502, "dns-failure", "no address for " + c.req.host.text});
     start_connect(c);

@@ -80,6 +80,7 @@ int try_connect(unsigned port)
     return -1;
 }
 
+// In a forked child: stderr says why the exec failed (the parent sees only the exit).
 void exec_argv(const std::vector<std::string> &argv)
 {
     std::vector<char *> a;
@@ -87,7 +88,21 @@ void exec_argv(const std::vector<std::string> &argv)
         a.push_back(const_cast<char *>(s.c_str()));
     a.push_back(nullptr);
     execv(a[0], a.data());
+    dprintf(2, "cannot execute %s: %s\n", a[0], strerror(errno));
     _exit(127);
+}
+
+// A copy of the proxy in a fresh world-readable directory, for a proxy run as nobody: the
+// build tree may lie under a directory others cannot enter (/root is mode 700).
+std::string world_readable_proxy()
+{
+    char tmpl[] = "/tmp/tartaros-proxy-bin.XXXXXX";
+    if (!mkdtemp(tmpl) || chmod(tmpl, 0755) != 0)
+        throw std::runtime_error("mkdtemp");
+    std::string copy = std::string(tmpl) + "/tartaros-proxy";
+    std::filesystem::copy_file(TARTAROS_PROXY_BIN, copy);
+    std::filesystem::permissions(copy, std::filesystem::perms(0755));
+    return copy;
 }
 
 }  // namespace
@@ -116,7 +131,8 @@ HttpsUpstream::HttpsUpstream(const std::string &san)
     while (line.find('\n') == std::string::npos && poll(&p, 1, 20000) == 1 && read(out[0], &c, 1) == 1)
         line.push_back(c);
     close(out[0]);
-    if (line.rfind("PORT ", 0) != 0) {
+    // A proxy run as nobody reads ca.pem, whatever this process's umask made of it.
+    if (line.rfind("PORT ", 0) != 0 || chmod(ca_file().c_str(), 0644) != 0) {
         kill(pid_, SIGTERM);  // the destructor will not run: clean up here
         waitpid(pid_, nullptr, 0);
         std::error_code ec;
@@ -172,10 +188,12 @@ BrokerProxy::BrokerProxy(const std::vector<std::string> &args, const std::string
     close(lfd);
     close(efd);
     close(sfd);
-    if (as_nobody)
+    if (as_nobody) {
         for (const std::string &f : {log_, effects_, err_})
             if (chown(f.c_str(), 65534, 65534) != 0)
                 throw std::runtime_error("chown");
+        copy_ = world_readable_proxy();
+    }
     // A free port may be taken between the check and the bind: try a few.
     for (int attempt = 0; attempt < 5; attempt++) {
         int secrets = secrets_memfd(token, values);
@@ -194,7 +212,7 @@ bool BrokerProxy::start(const std::vector<std::string> &args, int secrets, bool 
     // Inherited as they are (no fixed numbers, which could land on the secrets' descriptor).
     int l = open(log_.c_str(), O_WRONLY | O_APPEND), e = open(effects_.c_str(), O_WRONLY | O_APPEND),
         s = open(err_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    std::vector<std::string> argv = {TARTAROS_PROXY_BIN, "--broker-listen",
+    std::vector<std::string> argv = {copy_.empty() ? TARTAROS_PROXY_BIN : copy_, "--broker-listen",
                                      "127.0.0.1:" + std::to_string(port_), "--broker-secrets",
                                      std::to_string(secrets), "--log", std::to_string(l),
                                      "--effect-log", std::to_string(e), "--run-id", "0123456789abcdef"};
@@ -236,6 +254,10 @@ BrokerProxy::~BrokerProxy()
     unlink(log_.c_str());
     unlink(effects_.c_str());
     unlink(err_.c_str());
+    if (!copy_.empty()) {
+        std::error_code ec;
+        std::filesystem::remove_all(std::filesystem::path(copy_).parent_path(), ec);
+    }
 }
 
 std::string BrokerProxy::log() const

@@ -35,7 +35,8 @@ private:
 int secrets_memfd(const std::string &token, const std::vector<std::string> &values);
 
 // tartaros-proxy --broker-listen 127.0.0.1:<free port> --broker-secrets <memfd> --log FILE
-// --effect-log FILE --run-id ... and `args`. With as_nobody the proxy runs as uid/gid 65534.
+// --effect-log FILE --run-id ... and `args`. With as_nobody the proxy runs as uid/gid 65534,
+// from a copy in a world-readable temporary directory.
 class BrokerProxy {
 public:
     BrokerProxy(const std::vector<std::string> &args, const std::string &token,
@@ -61,6 +62,7 @@ private:
     pid_t pid_ = -1;
     unsigned port_ = 0;
     std::string log_, effects_, err_;
+    std::string copy_;  // as nobody: the copy of the proxy it runs, else ""
 };
 
 // One client connection, responses read one at a time (keep-alive, pipelining).
