@@ -7,7 +7,6 @@
 #include "frontend_toml.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <functional>
 #include <string_view>
 
@@ -546,12 +545,6 @@ void Reader::read_env_set(const toml::key &key, const toml::node &node, EnvPolic
 }
 
 }  // namespace
-
-std::optional<std::string> policy_home() {
-    const char *home = std::getenv("HOME");
-    if (home == nullptr) return std::nullopt;
-    return std::string(home);
-}
 
 bool is_env_name(std::string_view name) {
     if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;

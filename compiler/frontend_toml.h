@@ -32,9 +32,6 @@ std::optional<Policy> parse_toml_policy_text(const std::string &text, const std:
 bool read_policy_document(const toml::table &root, const std::string &display_path, const PositionMap *map,
                           Policy &policy, Diagnostics &diags);
 
-// The compiling user's home directory ($HOME), which `~` in a policy's paths names.
-std::optional<std::string> policy_home();
-
 // True for a name [env] accepts: letters, digits and '_', not starting with a digit.
 bool is_env_name(std::string_view name);
 

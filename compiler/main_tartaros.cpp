@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <span>
@@ -134,8 +133,7 @@ int run(Args args) {
     Diagnostics diags;
     std::optional<Policy> policy = line.config.empty() ? default_flags_policy() : load_policy_file(line.config, diags);
     if (!policy) return kExitRefusal;
-    const char *home = std::getenv("HOME");
-    const FlagContext context{*cwd, home != nullptr ? std::optional<std::string>(home) : std::nullopt};
+    const FlagContext context{*cwd, policy_home()};
     const std::vector<std::string> refusals = apply_flags(*policy, line.flags, context);
     for (const std::string &refusal : refusals) print_refusal(refusal);
     if (!refusals.empty()) return kExitRefusal;

@@ -3,9 +3,11 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,8 +55,16 @@ std::optional<std::string> expand_home(std::string_view raw, std::string_view fi
                "invalid-path");
         return std::nullopt;
     }
-    if (!home || home->empty()) {
-        refuse(err, field, "cannot expand '~' in " + quoted(raw) + ": $HOME is not set", "invalid-path");
+    if (!home) {
+        refuse(err, field, "cannot expand '~' in " + quoted(raw) + ": $HOME is not set and uid " +
+                               std::to_string(getuid()) + " has no home directory in the password database",
+               "invalid-path");
+        return std::nullopt;
+    }
+    if (home->empty()) {
+        refuse(err, field, "cannot expand '~' in " + quoted(raw) +
+                               ": $HOME is set but empty; set it to your home directory, or unset it to use the "
+                               "password database's", "invalid-path");
         return std::nullopt;
     }
     if (home->front() != '/') {
@@ -66,6 +76,16 @@ std::optional<std::string> expand_home(std::string_view raw, std::string_view fi
 }
 
 }  // namespace
+
+std::optional<std::string> policy_home() {
+    if (const char *home = std::getenv("HOME")) return std::string(home);
+    struct passwd entry, *found = nullptr;
+    std::vector<char> buffer(16384);
+    if (getpwuid_r(getuid(), &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr ||
+        found->pw_dir == nullptr || found->pw_dir[0] == '\0')
+        return std::nullopt;
+    return std::string(found->pw_dir);
+}
 
 std::string normalize_absolute(std::string_view path) {
     std::vector<std::string_view> parts;

@@ -36,11 +36,18 @@ struct PathError {
     std::string rule_id;  // "glob" for glob characters, "invalid-path" for everything else
 };
 
+// What `~` in a policy names: $HOME when it is set (as it is, even empty or relative, which
+// resolve_policy_path refuses: an empty HOME is a misconfiguration the compiler will not
+// guess about), else the password database's home of the real uid (HOME is often unset under
+// `env -i`, cron and service managers); nullopt when neither gives one. The one place every
+// front-end, `tartaros run`'s flags and the lint rules read it.
+std::optional<std::string> policy_home();
+
 // A path written in policy field `field` → absolute normalised path. `~` and `~/x` expand to
-// `home` (the compiling user's $HOME; nullopt when unset); a relative path resolves against
-// `base_dir` (absolute: the policy file's directory). Refuses, naming `field`: empty paths,
-// NUL or newline, glob characters (* ? [ ] {), `~user`, a missing or relative home, and
-// results longer than kMaxPathLength.
+// `home` (policy_home()); a relative path resolves against `base_dir` (absolute: the policy
+// file's directory). Refuses, naming `field`: empty paths, NUL or newline, glob characters
+// (* ? [ ] {), `~user`, a missing, empty or relative home, and results longer than
+// kMaxPathLength.
 std::optional<std::string> resolve_policy_path(std::string_view raw, std::string_view field,
                                                const std::string &base_dir,
                                                const std::optional<std::string> &home, PathError &err);

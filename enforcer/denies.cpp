@@ -13,7 +13,8 @@
  *                    materialize the target was created before the steps, so this only
  *                    happens when materialize failed and the run degrades).
  * A step without an anchor lies outside every writable root: it is resolved from the
- * sandbox root (symlinks followed inside it), and an absent target is left alone.
+ * sandbox root (symlinks followed inside it), and an absent target is left alone, as is one
+ * the caller cannot reach (reach.h: nothing to hide, a note says so).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 #include "arena.h"
 #include "denies.h"
 #include "mount_steps.h"
+#include "reach.h"
 #include "report.h"
 
 namespace {
@@ -112,11 +114,12 @@ void run_deny(mount_tree *t, const tp_mount *m, protect_fn protect)
 {
     if (m->anchor.len == 0) {
         int fd = open_in_root(t->root, step_path(t, m), O_PATH);
+        int err = errno;
         if (fd >= 0) {
             protect(t, m, fd, step_path(t, m));
             close(fd);
-        } else if (errno != ENOENT) {
-            step_failed(t, m, "open", errno);
+        } else if (err != ENOENT && !(err == EACCES && deny_is_moot(t->ctx, t->root, m))) {
+            step_failed(t, m, "open", err);
         }
         return;
     }

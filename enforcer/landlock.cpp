@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "reach.h"
 #include "report.h"
 #include "syscalls.h"
 
@@ -170,10 +171,13 @@ void add_path_rule(const run_ctx *ctx, int ruleset, const tp_landlock_path *r)
 {
     bool expand = r->kind == TP_LL_EXPAND;
     int fd = open_cloexec(rule_path(ctx, r), expand ? O_RDONLY | O_DIRECTORY : O_PATH);
-    if (fd < 0 && errno == ENOENT && (r->flags & TP_MNTF_OPTIONAL))
+    int err = errno;
+    if (fd < 0 && err == ENOENT && (r->flags & TP_MNTF_OPTIONAL))
+        return;
+    if (fd < 0 && err == EACCES && landlock_rule_is_moot(ctx, r))
         return;
     if (fd < 0)
-        refuse_rule(ctx, r, "open", errno);
+        refuse_rule(ctx, r, "open", err);
     if (expand)
         add_expanded_rules(ctx, ruleset, r, fd);
     else

@@ -25,7 +25,8 @@ void landlock_check_paths(const run_ctx *ctx);
 /* Init, once the mount tree is final: creates the ruleset and adds every rule (before any
  * capability is dropped, so the rule paths are opened with the caller's full access). Returns
  * the ruleset fd, which the command inherits, or -1 when Landlock is not applied. Refuses
- * (78) when a rule cannot be added. */
+ * (78) when a rule cannot be added, but for an expansion the caller cannot list, which is
+ * left out (reach.h). */
 int landlock_build(const run_ctx *ctx);
 
 /* Command: landlock_restrict_self (no_new_privs must be set already). */

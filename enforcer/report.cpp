@@ -143,6 +143,16 @@ void warn(const char *fmt, ...)
     effect_log_warning(text);
 }
 
+void note(const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    print_line("note: ", "%s", text);
+}
+
 void fail(int code, const char *fmt, ...)
 {
     va_list ap;

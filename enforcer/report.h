@@ -2,7 +2,8 @@
  * the sandbox side's outcome back to the supervisor.
  *
  * Messages are one line each on stderr: `tartaros: <reason>` for a refusal or a failure,
- * `tartaros: warning: <what was lost and why>` when a guarantee degrades. In the supervisor,
+ * `tartaros: warning: <what was lost and why>` when a guarantee degrades, `tartaros: note:`
+ * for a step left out that loses nothing. In the supervisor,
  * fail() prints and exits. In the init and command processes (after report_to_supervisor),
  * fail() sends the line and the exit code through the status pipe and exits; the supervisor
  * prints it, so the user sees exactly one line whichever process failed.
@@ -21,6 +22,9 @@ enum exit_code {
 };
 
 __attribute__((format(printf, 1, 2))) void warn(const char *fmt, ...);
+/* `tartaros: note: <text>`: a step the run leaves out because it would change nothing (a deny
+ * on a path the caller cannot reach, reach.h); never followed by a refusal for that step. */
+__attribute__((format(printf, 1, 2))) void note(const char *fmt, ...);
 [[noreturn]] __attribute__((format(printf, 2, 3))) void fail(int code, const char *fmt, ...);
 [[noreturn]] __attribute__((format(printf, 1, 2))) void refuse(const char *fmt, ...);
 

@@ -5,32 +5,20 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <pwd.h>
 #include <sstream>
 #include <unistd.h>
 
 #include "frontend_toml.h"
 #include "parsed_policy.h"
 #include "paths.h"
+#include "home_guard.h"
 
 using namespace tartaros;
 
 namespace {
 
 constexpr const char *kPolicyPath = "/w/proj/policy.toml";
-
-// Sets $HOME for the duration of a test and restores it after.
-struct HomeGuard {
-    std::optional<std::string> saved;
-    explicit HomeGuard(const char *home) {
-        if (const char *old = std::getenv("HOME")) saved = old;
-        if (home != nullptr) setenv("HOME", home, 1);
-        else unsetenv("HOME");
-    }
-    ~HomeGuard() {
-        if (saved) setenv("HOME", saved->c_str(), 1);
-        else unsetenv("HOME");
-    }
-};
 
 Parsed parse(const std::string &text, const std::string &path = kPolicyPath) {
     HomeGuard home("/home/agent");
@@ -297,12 +285,25 @@ TEST_CASE("toml: path refusals carry the element's position and the field's name
           "3:17: error: write_denies: 'a\\nb' contains a newline [invalid-path]\n");
 }
 
-TEST_CASE("toml: tilde without $HOME is an error only where it is used") {
-    HomeGuard no_home(nullptr);
+TEST_CASE("toml: an empty $HOME is an error only where tilde is used") {
+    HomeGuard empty_home("");
     Diagnostics diags;
     CHECK(parse_toml_policy_text("version = 1\n[filesystem]\nread_denies = ['/etc/shadow']\n", kPolicyPath, diags));
     CHECK_FALSE(parse_toml_policy_text("version = 1\n[filesystem]\nread_denies = ['~/.ssh']\n", kPolicyPath, diags));
-    CHECK(summary(diags) == "3:16: error: read_denies: cannot expand '~' in '~/.ssh': $HOME is not set [invalid-path]\n");
+    CHECK(summary(diags) == "3:16: error: read_denies: cannot expand '~' in '~/.ssh': $HOME is set but empty; set it "
+                            "to your home directory, or unset it to use the password database's [invalid-path]\n");
+}
+
+TEST_CASE("toml: tilde without $HOME is the password database's home of the compiling uid") {
+    HomeGuard no_home(nullptr);
+    const struct passwd *entry = getpwuid(getuid());
+    REQUIRE(entry != nullptr);
+    Diagnostics diags;
+    const std::optional<Policy> policy =
+        parse_toml_policy_text("version = 1\n[filesystem]\nread_denies = ['~/.ssh']\n", kPolicyPath, diags);
+    REQUIRE(policy);
+    REQUIRE(policy->fs.read_denies.size() == 1);
+    CHECK(policy->fs.read_denies[0].value == normalize_absolute(std::string(entry->pw_dir) + "/.ssh"));
 }
 
 TEST_CASE("toml: duplicates are warnings and the later copy is dropped") {

@@ -18,6 +18,7 @@
 #include "lint_rules.h"
 #include "lint_rules_secrets.h"
 #include "paths.h"
+#include "home_guard.h"
 
 using namespace tartaros;
 
@@ -36,24 +37,6 @@ struct TempDir {
         const std::string file = path + "/" + name;
         std::ofstream(file, std::ios::binary) << content;
         return file;
-    }
-};
-
-// $HOME set for the life of the object, as the front-end and the rules read it.
-struct Home {
-    std::optional<std::string> saved;
-    explicit Home(const char *home) {
-        if (const char *old = getenv("HOME")) saved = old;
-        if (home != nullptr)
-            setenv("HOME", home, 1);
-        else
-            unsetenv("HOME");
-    }
-    ~Home() {
-        if (saved)
-            setenv("HOME", saved->c_str(), 1);
-        else
-            unsetenv("HOME");
     }
 };
 
@@ -272,7 +255,7 @@ TEST_CASE("secret-in-policy: references and ordinary settings are not secrets") 
 // --- path rules ---------------------------------------------------------------------------------
 
 TEST_CASE("path-leaves-policy-dir: only relative paths that end outside the policy's directory") {
-    Home home("/home/lint");
+    HomeGuard home("/home/lint");
     const Diagnostics diags = lint("version = 1\n[filesystem]\n"
                                    "writable_roots = [\".\", \"../shared\", \"a/../b\", \"~/..\", \"/srv\"]\n"
                                    "write_denies = [{ path = \"../../etc\", type = \"dir\" }]\n");
@@ -284,7 +267,7 @@ TEST_CASE("path-leaves-policy-dir: only relative paths that end outside the poli
 }
 
 TEST_CASE("path-allowed-and-denied: the same path allowed and denied") {
-    Home home("/home/lint");
+    HomeGuard home("/home/lint");
     const Diagnostics diags = lint("version = 1\n[filesystem]\n"
                                    "read_allows = [\"~/.config\", \"/etc/ssl\"]\n"
                                    "read_denies = [\"~/.config\", \"/srv/hidden\"]\n"
@@ -302,7 +285,7 @@ TEST_CASE("path-allowed-and-denied: the same path allowed and denied") {
 }
 
 TEST_CASE("allow-no-effect: allows that grant nothing new") {
-    Home home("/home/lint");
+    HomeGuard home("/home/lint");
     SUBCASE("read_scope all") {
         const Diagnostics diags =
             lint("version = 1\n[filesystem]\n"
@@ -347,7 +330,7 @@ TEST_CASE("allow-no-effect: allows that grant nothing new") {
 
 TEST_CASE("writable-root-too-broad: the root directory and the home directory") {
     {
-        Home home("/home/lint");
+        HomeGuard home("/home/lint");
         const Diagnostics diags = lint("version = 1\n[filesystem]\nwritable_roots = [\"/\", \"~\", \"/home\", "
                                        "\"~/src/p\", \"/opt/project\"]\n");
         const std::vector<std::string> broad = found(diags, "writable-root-too-broad");
@@ -358,7 +341,7 @@ TEST_CASE("writable-root-too-broad: the root directory and the home directory") 
         CHECK(contains(broad[2], "~/.bashrc"));
     }
     {
-        Home home("/");  // containers: no home directory to protect, "/" still too broad
+        HomeGuard home("/");  // containers: no home directory to protect, "/" still too broad
         const Diagnostics diags = lint("version = 1\n[filesystem]\nwritable_roots = [\"/home\", \"/\"]\n");
         CHECK(count(diags, "writable-root-too-broad") == 1);
     }
@@ -563,7 +546,7 @@ TEST_CASE("secret-in-policy: a secret the broker's front-end reports is not repo
 }
 
 TEST_CASE("lint rules: a policy the front-end refuses gets only the text rules") {
-    Home home("/home/lint");
+    HomeGuard home("/home/lint");
     const Diagnostics diags = lint("version = 1\n[filesystem]\nwritable_roots = [\"~\"]\nbogus = 1\n"
                                    "[process]\nharden_syscalls = false\n");
     CHECK(count(diags, "unknown-key") == 1);

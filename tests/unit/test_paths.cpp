@@ -4,11 +4,15 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "paths.h"
+#include "home_guard.h"
 
 using namespace tartaros;
 
@@ -25,6 +29,19 @@ Resolved resolve(std::string_view raw, const std::optional<std::string> &home = 
     Resolved r;
     r.path = resolve_policy_path(raw, "read_denies", "/work/project", home, r.err);
     return r;
+}
+
+// The home field of `uid`'s line in /etc/passwd, read without the C library's lookup that
+// policy_home() uses, so the two can disagree.
+std::optional<std::string> passwd_home(uid_t uid) {
+    std::ifstream passwd("/etc/passwd");
+    for (std::string line; std::getline(passwd, line);) {
+        std::vector<std::string> fields;
+        std::stringstream split(line);
+        for (std::string field; std::getline(split, field, ':');) fields.push_back(field);
+        if (fields.size() >= 6 && fields[2] == std::to_string(uid)) return fields[5];
+    }
+    return std::nullopt;
 }
 
 // A fresh directory under /tmp, removed with everything in it at scope exit.
@@ -104,10 +121,13 @@ TEST_CASE("paths: tilde refusals") {
 
     r = resolve("~/.ssh", std::nullopt);
     CHECK_FALSE(r.path);
-    CHECK(r.err.message == "read_denies: cannot expand '~' in '~/.ssh': $HOME is not set");
+    CHECK(r.err.message == "read_denies: cannot expand '~' in '~/.ssh': $HOME is not set and uid " +
+                               std::to_string(getuid()) + " has no home directory in the password database");
 
     r = resolve("~", std::string(""));
-    CHECK(r.err.message == "read_denies: cannot expand '~' in '~': $HOME is not set");
+    CHECK_FALSE(r.path);
+    CHECK(r.err.message == "read_denies: cannot expand '~' in '~': $HOME is set but empty; set it to your home "
+                           "directory, or unset it to use the password database's");
 
     r = resolve("~/x", std::string("relative/home"));
     CHECK_FALSE(r.path);
@@ -115,6 +135,23 @@ TEST_CASE("paths: tilde refusals") {
 
     // Without a tilde, no home is needed.
     CHECK(resolve("/etc", std::nullopt).path == std::optional<std::string>("/etc"));
+}
+
+TEST_CASE("paths: policy_home is $HOME as set, else the password database's home of the real uid") {
+    {
+        HomeGuard home("/srv/agent-home");
+        CHECK(policy_home() == std::optional<std::string>("/srv/agent-home"));
+    }
+    {
+        HomeGuard home("");  // kept as it is: resolve_policy_path refuses it where `~` is used
+        CHECK(policy_home() == std::optional<std::string>(""));
+        CHECK(resolve("~/.ssh", policy_home()).err.message.find("$HOME is set but empty") != std::string::npos);
+    }
+    HomeGuard unset(nullptr);
+    const std::optional<std::string> expected = passwd_home(getuid());
+    REQUIRE(expected);  // the test machine's users all have an entry
+    CHECK(policy_home() == expected);
+    CHECK(resolve("~/.ssh", policy_home()).path == std::optional<std::string>(normalize_absolute(*expected + "/.ssh")));
 }
 
 TEST_CASE("paths: relative paths resolve against the policy directory") {
