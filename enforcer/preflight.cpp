@@ -17,6 +17,7 @@
 #include "mediator.h"
 #include "mount_tree.h"
 #include "paths.h"
+#include "reach.h"
 #include "report.h"
 #include "run_limits.h"
 #include "seccomp.h"
@@ -400,6 +401,7 @@ void preflight(run_ctx *ctx)
     decide_mediation(ctx, &losses);
     decide_effect_log(ctx, &losses);
     decide_limits(ctx, &losses);
+    reach_check_grants(ctx);  /* a grant that cannot work refuses before any warning */
     secrets_read(ctx);  /* refuses a bad variable before any warning is printed */
     settle(ctx, &losses);
     decide_terminal(ctx);
@@ -412,6 +414,7 @@ void degrade_namespaces(run_ctx *ctx, const char *reason)
     const char *why = sysctl ? sysctl : arena_strdup(reason);
     bool root_keeps_others = ctx->caller_is_root && (ctx->clone_flags & CLONE_NEWUSER);
     lose_namespaces(ctx, &losses, root_keeps_others ? CLONE_NEWUSER : ctx->clone_flags, why);
+    limits_lost_user_namespace(ctx, lose_limit, &losses);
     settle(ctx, &losses);
 }
 
