@@ -14,6 +14,7 @@
 #include "arena.h"
 #include "mount_steps.h"
 #include "paths.h"
+#include "reach.h"
 #include "report.h"
 #include "syscalls.h"
 
@@ -202,6 +203,7 @@ void mounts_build(mount_tree *t)
     materialize_targets(t);
     for (uint32_t i = 0; i < t->ctx->plan->mount_count; i++)
         run_step(t, i);
+    reach_report_moot(t->ctx);
     mask_symlinks_met(t);
     seal_tmpfs(t);
     protect_running_plan(t);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -98,6 +99,51 @@ void check_grant(const run_ctx *ctx, int root, const char *what, const char *pat
         refuse_grant(ctx, what, path, origin, b);
 }
 
+/* The moot denies met so far, one group per blocking directory, so that a plan with eight
+ * denies beneath /root says so in one line (reach_report_moot). */
+struct moot_group {
+    blocker b;
+    unsigned count;
+    char first[TP_MAX_PATH + 96];  /* "read_denies /root/.ssh (policy line 11:3)" */
+};
+constexpr int kMootGroups = 4;
+moot_group g_moot[kMootGroups];
+int g_moot_count;
+
+void report_group(const run_ctx *ctx, const moot_group &g)
+{
+    /* Inside the user namespace another user's uid reads as the overflow uid: not named. */
+    if (g.count == 1)
+        note("%s: uid %u cannot reach it (Permission denied at %s, another user's directory); nothing to hide",
+             g.first, (unsigned)ctx->uid, g.b.dir);
+    else
+        note("%s and %u more denies beneath %s: uid %u cannot reach them (Permission denied there, another user's "
+             "directory); nothing to hide",
+             g.first, g.count - 1, g.b.dir, (unsigned)ctx->uid);
+}
+
+/* Counts `m` in its blocker's group; a fifth blocking directory is reported at once. */
+void add_moot(const run_ctx *ctx, const tp_mount *m, const char *path, const blocker &b)
+{
+    moot_group one;
+    moot_group *g = nullptr;
+    for (int i = 0; i < g_moot_count && g == nullptr; i++)
+        if (strcmp(g_moot[i].b.dir, b.dir) == 0)
+            g = &g_moot[i];
+    if (g != nullptr) {
+        g->count++;
+        return;
+    }
+    g = g_moot_count < kMootGroups ? &g_moot[g_moot_count++] : &one;
+    char origin[64];
+    g->b = b;
+    g->count = 1;
+    snprintf(g->first, sizeof g->first, "%s %s%s", mount_step_label(m), path,
+             origin_text(m->origin.line, m->origin.col, origin, sizeof origin));
+    if (g == &one)
+        report_group(ctx, one);
+}
+
 /* An expansion's companion rule (the listing right on its directory), not a grant a policy
  * names. */
 bool listing_only(const tp_landlock_path *r)
@@ -144,11 +190,15 @@ bool deny_is_moot(const run_ctx *ctx, int root, const tp_mount *m)
     const char *path = tp_plan_str(ctx->plan, m->path);
     if (m->anchor.len != 0 || !out_of_reach(ctx, root, path, &b))
         return false;
-    char origin[64];
-    note("%s %s%s: uid %u cannot reach it (Permission denied at %s, another user's directory); nothing to %s",
-         mount_step_label(m), path, origin_text(m->origin.line, m->origin.col, origin, sizeof origin),
-         (unsigned)ctx->uid, b.dir, m->op == TP_MNT_MASK ? "hide" : "protect");
+    add_moot(ctx, m, path, b);
     return true;
+}
+
+void reach_report_moot(const run_ctx *ctx)
+{
+    for (int i = 0; i < g_moot_count; i++)
+        report_group(ctx, g_moot[i]);
+    g_moot_count = 0;
 }
 
 bool landlock_rule_is_moot(const run_ctx *ctx, const tp_landlock_path *r)

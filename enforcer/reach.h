@@ -35,8 +35,12 @@
 void reach_check_grants(const run_ctx *ctx);
 
 /* Sandbox side, for a deny step whose path failed to open with EACCES from `root`: whether
- * it is moot (above); if so a note says why and the step does nothing. */
+ * it is moot (above); if so the step does nothing, and reach_report_moot says why. */
 bool deny_is_moot(const run_ctx *ctx, int root, const tp_mount *m);
+
+/* Sandbox side, after the last mount step: one `tartaros: note:` per directory that made
+ * denies moot, naming the first of them and how many more. */
+void reach_report_moot(const run_ctx *ctx);
 
 /* Sandbox side, for a Landlock rule whose path failed to open with EACCES: whether leaving
  * it out costs nothing the caller could have used — an expansion of a directory the caller
