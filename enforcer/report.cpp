@@ -62,19 +62,24 @@ bool read_all(int fd, void *buf, size_t len)
 }
 
 /* One line "tartaros: [tag]text\n" written with a single write(2). */
-__attribute__((format(printf, 2, 3))) void print_line(const char *tag, const char *fmt, ...)
+__attribute__((format(printf, 2, 0))) void vprint_line(const char *tag, const char *fmt, va_list ap)
 {
     char line[2048];
     int n = snprintf(line, sizeof line, "%s%s", kPrefix, tag);
-    va_list ap;
-    va_start(ap, fmt);
     int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    va_end(ap);
     size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
     if (len > sizeof line - 2)
         len = sizeof line - 2;
     line[len++] = '\n';
     write_all(STDERR_FILENO, line, len);
+}
+
+__attribute__((format(printf, 2, 3))) void print_line(const char *tag, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprint_line(tag, fmt, ap);
+    va_end(ap);
 }
 
 void send_record(const record_header &h, const char *a, const char *b)
@@ -145,12 +150,10 @@ void warn(const char *fmt, ...)
 
 void note(const char *fmt, ...)
 {
-    char text[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    vprint_line("note: ", fmt, ap);
     va_end(ap);
-    print_line("note: ", "%s", text);
 }
 
 void fail(int code, const char *fmt, ...)
