@@ -1,7 +1,7 @@
 // bench_syscalls — what a seccomp filter adds to a system call, in nanoseconds.
 //
-// Three calls (getppid; stat of a file, which glibc issues as newfstatat; pread64 of a 64-byte
-// file) are timed with no filter, under TartarOS's hardening filter (lower_seccomp of the
+// Four calls (getppid; stat of a file, which glibc issues as newfstatat; pread64 of a 64-byte
+// file; openat of an absent path, whose mode argument the hardening checks) are timed with no filter, under TartarOS's hardening filter (lower_seccomp of the
 // harden_syscalls profile: libseccomp's binary tree), and under a long linear allow-list like a
 // container runtime's default profile (docker_like_filter below). Each filter is also measured
 // in a form the kernel cannot skip (see kCacheDefeat), because since Linux 5.11 the kernel runs
@@ -253,7 +253,7 @@ struct Call {
     long args[4];  // the rest are 0
 };
 
-constexpr int kCalls = 3;
+constexpr int kCalls = 4;
 
 double now_ns()
 {
@@ -363,12 +363,14 @@ int run(int argc, char **argv)
         return 1;
     }
     static char buf[64];
+    static const char kAbsent[] = "/nonexistent-bench-syscalls";
     static struct stat st;
     const Call calls[kCalls] = {
         {"getppid", SYS_getppid, {0, 0, 0, 0}},
         {"stat (newfstatat)", SYS_newfstatat,
          {AT_FDCWD, reinterpret_cast<long>(path), reinterpret_cast<long>(&st), 0}},
         {"pread64, 64 bytes", SYS_pread64, {fd, reinterpret_cast<long>(buf), 64, 0}},
+        {"openat, absent path", SYS_openat, {AT_FDCWD, reinterpret_cast<long>(kAbsent), O_RDONLY, 0}},
     };
 
     std::vector<tp_bpf_insn> ours = ts::lower_seccomp(ts::Profile({true, false}));

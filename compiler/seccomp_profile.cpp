@@ -26,6 +26,7 @@ constexpr uint32_t kAfUnix = 1, kAfInet = 2, kAfInet6 = 10, kAfNetlink = 16;
 constexpr uint32_t kIpprotoMptcp = 262;
 constexpr uint32_t kNetlinkRoute = 0;
 constexpr uint32_t kTiocsti = 0x5412, kTioclinux = 0x541C;
+constexpr uint32_t kSetIdBits = 04000 | 02000;  // S_ISUID | S_ISGID
 constexpr uint32_t kPerLinux = 0, kPersonalityQuery = 0xffffffffu;
 // CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET. (CLONE_NEWTIME, 0x80,
 // lies inside clone()'s exit-signal byte and can only be asked for through clone3 or unshare,
@@ -157,6 +158,39 @@ constexpr Denial kDenials[] = {
     {"quotactl_fd", "disk quota configuration"},
 };
 
+// The calls that give a file its mode, and which argument holds it.
+struct ModeArg {
+    std::string_view name;
+    uint8_t arg;
+};
+constexpr ModeArg kModeArgs[] = {
+    {"open", 2}, {"creat", 1}, {"openat", 3}, {"mknod", 1}, {"mknodat", 2},
+    {"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"fchmodat2", 2},
+};
+
+// No set-user-ID or set-group-ID file can be made: one made in a writable root keeps its
+// bits on the host, where it runs as its owner, the launcher (root, for a root launcher).
+// The mode is an argument in a register for every call but openat2, whose mode lies in
+// memory: openat2 is ENOSYS (glibc's open() never uses it; libraries that try it fall
+// back to openat). A file capability (security.capability) needs CAP_SETFCAP, which the
+// command never holds.
+void add_setid_mode_rules(std::vector<SyscallRule> &rules)
+{
+    for (const ModeArg &m : kModeArgs) {
+        SyscallRule r = unconditional(m.name, Action::allow(),
+                                      "a mode with S_ISUID or S_ISGID: such a file made in a writable root "
+                                      "runs as its owner on the host (root's, for a root launcher)",
+                                      true);
+        r.cases.push_back({{test(ArgTest::Kind::AnyBit, m.arg, {kSetIdBits})}, Action::error(EPERM),
+                           "mode & 06000 (S_ISUID, S_ISGID)"});
+        rules.push_back(std::move(r));
+    }
+    rules.push_back(unconditional("openat2", Action::error(ENOSYS),
+                                  "its mode sits in memory a filter cannot read; ENOSYS makes libraries fall "
+                                  "back to openat, whose mode is checked",
+                                  true));
+}
+
 void add_hardening(std::vector<SyscallRule> &rules)
 {
     for (const Denial &d : kDenials)
@@ -188,6 +222,8 @@ void add_hardening(std::vector<SyscallRule> &rules)
     ioctl.cases.push_back({{test(ArgTest::Kind::In, 1, {kTiocsti, kTioclinux})},
                            Action::error(EPERM), "TIOCSTI or TIOCLINUX"});
     rules.push_back(std::move(ioctl));
+
+    add_setid_mode_rules(rules);
 
     for (uint32_t nr = kTableMaxNr + 1; nr <= kFutureMaxNr; nr++) {
         SyscallRule future;

@@ -11,7 +11,9 @@
 # succeeds; a control run with harden_syscalls = false shows that the hardening list is what
 # refused (there the kernel answers otherwise wherever harmless arguments let it tell: not for
 # all of the list, as capability checks come first in mount, acct, reboot...), and controls
-# without a sandbox show what the kernel does on its own.
+# without a sandbox show what the kernel does on its own. No call that sets a mode can give a
+# file S_ISUID or S_ISGID (openat2, whose mode is in memory, is ENOSYS), and the host finds
+# none in the writable root afterwards; a file capability needs CAP_SETFCAP.
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
 
@@ -237,6 +239,70 @@ if [ "$USERNS_BARE" = ok ]; then
     expect clone_newuser ok "soft: clone(CLONE_NEWUSER) works as it does without a sandbox"
     expect_not userns_mount.step unshare-user "soft: unshare(CLONE_NEWUSER) works (a later step may fail)"
 fi
+
+# set_id_battery PLAN: every way to give a file S_ISUID or S_ISGID, as an attacker would (each
+# creating call, each chmod, through /proc/self/fd, the bit behind a high word, openat2 whose
+# mode is in memory, a set-group-ID directory), then harmless modes, in a directory of the
+# writable root emptied first. Sets SETID_FILES: what the host then finds with either bit.
+set_id_battery() {
+    local d=$W/setid
+    rm -rf "$d" && mkdir -p "$d/dir" && touch "$d/plain" && give_to_user
+    sbx_script "$1" <<EOF
+for call in open openat creat; do
+    $SYSPROBE "suid_\$call" mode \$call $d/new-\$call 04755
+    $SYSPROBE "sgid_\$call" mode \$call $d/newg-\$call 02755
+done
+for call in mknod mknodat; do
+    $SYSPROBE "suid_\$call" mode \$call $d/node-\$call 0104755
+done
+for call in chmod fchmod fchmodat fchmodat2 proc-chmod; do
+    $SYSPROBE "suid_\$call" mode \$call $d/plain 04755
+    $SYSPROBE "sgid_\$call" mode \$call $d/plain 02711
+done
+$SYSPROBE suid_hi mode chmod $d/plain $((HI | 04755))
+$SYSPROBE sgid_dir mode chmod $d/dir 02775
+$SYSPROBE openat2 openat2 $d/new-openat2 04755
+$SYSPROBE plain_open mode openat $d/ok-open 0755
+$SYSPROBE plain_chmod mode chmod $d/plain 0750
+$SYSPROBE plain_hi mode chmod $d/plain $((HI | 0750))
+$SYSPROBE sticky_dir mode chmod $d/dir 01777
+$SYSPROBE plain_mknod mode mknod $d/fifo 010644
+EOF
+    SETID_FILES=$(find "$d" -perm /6000 -printf '%P ' 2>/dev/null)
+}
+
+section "set-user-ID and set-group-ID files: refused by every call that sets a mode"
+set_id_battery "$T/harden.plan"
+expect_rc 0 "setid: sandbox exit status"
+for call in open openat creat mknod mknodat chmod fchmod fchmodat fchmodat2 proc-chmod; do
+    expect "suid_$call" EPERM "$call with S_ISUID"
+done
+for call in open openat creat chmod fchmod fchmodat fchmodat2 proc-chmod; do
+    expect "sgid_$call" EPERM "$call with S_ISGID"
+done
+expect suid_hi EPERM "chmod with S_ISUID behind a high word (the kernel reads the low 32 bits)"
+expect sgid_dir EPERM "chmod g+s of a directory too (the cost: a filter cannot tell a directory)"
+expect openat2 ENOSYS "openat2: its mode is in memory, so it does not exist"
+expect plain_open ok "allowed: openat creating a file 0755"
+expect plain_chmod ok "allowed: chmod 0750"
+expect plain_hi ok "allowed: chmod 0750 behind a high word"
+expect sticky_dir ok "allowed: a sticky directory"
+expect plain_mknod ok "allowed: mknod of a FIFO"
+check_eq "host: no file with S_ISUID or S_ISGID in the writable root" "" "$SETID_FILES"
+check "host: the plain file is 0750" test "$(stat -c %a "$W/setid/plain")" = 750
+sbx "$T/harden.plan" /usr/bin/python3 -c '
+import errno, os, sys
+try:
+    os.setxattr(sys.argv[1], "security.capability", b"\x01\x00\x00\x02" + b"\xff" * 16)
+    print("fcaps=ok")
+except OSError as e:
+    print("fcaps=" + errno.errorcode[e.errno])' "$W/setid/plain"
+expect fcaps 'EPERM|EACCES' "a file capability (security.capability) needs CAP_SETFCAP, which the command lacks"
+set_id_battery "$T/soft.plan"
+expect suid_chmod ok "control: harden_syscalls = false, chmod 04755 reaches the kernel"
+check_match "control: the host then holds set-user-ID files, openat2's among them" \
+    'new-open .*new-openat2|new-openat2 .*new-open ' "$SETID_FILES "
+rm -rf "$W/setid"
 
 section "deny_unix: AF_UNIX refused, also in the low word of a 64-bit family"
 sbx_script "$T/unix.plan" <<EOF

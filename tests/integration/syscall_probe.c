@@ -46,6 +46,12 @@
 #ifndef SYS_open_tree_attr
 #define SYS_open_tree_attr 467
 #endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
 
 #define X32_BIT 0x40000000L
 #define NO_SUCH_PATH "/tartaros-it-no-such-dir/x"
@@ -317,6 +323,47 @@ static int op_x32(long nr) { return report(syscall(nr | X32_BIT, 0, 0, 0, 0, 0, 
 
 static int op_nr(long nr) { return report(syscall(nr, 0, 0, 0, 0, 0, 0)); }
 
+/* --- modes: set-user-ID and set-group-ID bits ---------------------------------------- */
+
+/* CALL gives PATH the 64-bit MODE: a creating call (open, openat, creat: a regular file;
+ * mknod, mknodat: MODE as given, type bits included) or a changing one (chmod, fchmod and
+ * fchmodat/fchmodat2 on PATH, proc-chmod through /proc/self/fd of a descriptor of PATH). */
+static int op_mode(const char *call, const char *path, uint64_t mode) {
+    const int wr = O_WRONLY | O_CREAT | O_CLOEXEC;
+    if (strcmp(call, "open") == 0) return report(syscall(SYS_open, path, wr, mode));
+    if (strcmp(call, "openat") == 0) return report(syscall(SYS_openat, AT_FDCWD, path, wr, mode));
+    if (strcmp(call, "creat") == 0) return report(syscall(SYS_creat, path, mode));
+    if (strcmp(call, "mknod") == 0) return report(syscall(SYS_mknod, path, mode, 0));
+    if (strcmp(call, "mknodat") == 0) return report(syscall(SYS_mknodat, AT_FDCWD, path, mode, 0));
+    if (strcmp(call, "chmod") == 0) return report(syscall(SYS_chmod, path, mode));
+    if (strcmp(call, "fchmodat") == 0) return report(syscall(SYS_fchmodat, AT_FDCWD, path, mode));
+    if (strcmp(call, "fchmodat2") == 0) return report(syscall(SYS_fchmodat2, AT_FDCWD, path, mode, 0));
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return report(-1);
+    long rc = -1;
+    if (strcmp(call, "fchmod") == 0) {
+        rc = syscall(SYS_fchmod, fd, mode);
+    } else if (strcmp(call, "proc-chmod") == 0) {
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+        rc = syscall(SYS_chmod, proc, mode);
+    } else {
+        errno = EINVAL;
+    }
+    int err = errno;
+    close(fd);
+    errno = err;
+    return report(rc);
+}
+
+/* openat2 creating PATH with MODE: the mode lies in memory, in struct open_how. */
+static int op_openat2(const char *path, uint64_t mode) {
+    struct {
+        uint64_t flags, mode, resolve;
+    } how = {O_WRONLY | O_CREAT | O_CLOEXEC, mode, 0};
+    return report(syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how));
+}
+
 /* --- io_uring ----------------------------------------------------------------------- */
 
 /* An IORING_OP_OPENAT of PATH through a fresh ring, then its first line read through the
@@ -378,7 +425,9 @@ static int usage(void) {
             "  OP: a syscall of the hardening list by name (bpf, mount, ...), or\n"
             "  clone FLAGS | clone3 [FLAGS] | ptrace_child | ptrace PID | personality VALUE |\n"
             "  userns_mount | ioctl FD|PATH CMD | socket|socketpair FAMILY TYPE PROTO |\n"
-            "  int80 NR | x32 NR | nr NR | io_uring_openat PATH\n");
+            "  int80 NR | x32 NR | nr NR | io_uring_openat PATH |\n"
+            "  mode open|openat|creat|mknod|mknodat|chmod|fchmod|fchmodat|fchmodat2|proc-chmod PATH MODE |\n"
+            "  openat2 PATH MODE\n");
     return 2;
 }
 
@@ -405,6 +454,8 @@ int main(int argc, char **argv) {
     if (strcmp(op, "x32") == 0) return op_x32((long)num(a));
     if (strcmp(op, "nr") == 0) return op_nr((long)num(a));
     if (strcmp(op, "io_uring_openat") == 0) return op_io_uring_openat(a);
+    if (strcmp(op, "mode") == 0 && argc > 5) return op_mode(a, argv[4], num(argv[5]));
+    if (strcmp(op, "openat2") == 0 && argc > 4) return op_openat2(a, num(argv[4]));
     if (strcmp(op, "ioctl") == 0 && argc > 4) return op_ioctl(a, num(argv[4]));
     if (strcmp(op, "socket") == 0 && argc > 5) return op_socket(0, a, argv[4], argv[5]);
     if (strcmp(op, "socketpair") == 0 && argc > 5) return op_socket(1, a, argv[4], argv[5]);
