@@ -19,6 +19,7 @@
 #include "raw.h"
 #include "report.h"
 #include "run_limits.h"
+#include "syscalls.h"
 
 namespace {
 
@@ -301,8 +302,18 @@ void effect_log_open(run_ctx *ctx)
     if (ctx->log_path == nullptr)
         return;
     const char *path = ctx->log_path;
-    /* O_NONBLOCK: a FIFO put there must not hold the start; it is refused below. */
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+    /* No symlink anywhere on the path: a directory of it inside a writable root may have been
+     * made one by an earlier run's sandbox, to have this launcher (root, maybe) create or
+     * append to a file of its choosing. O_NONBLOCK: a FIFO put there must not hold the start;
+     * it is refused below. */
+    const int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK;
+    kuapi::open_how how = {(uint64_t)flags, 0600, kuapi::RESOLVE_NO_SYMLINKS};
+    int fd = sys_openat2(AT_FDCWD, path, &how);
+    if (fd < 0 && errno == ENOSYS)  /* before Linux 5.6: the last component only (README) */
+        fd = open(path, flags | O_NOFOLLOW, 0600);
+    if (fd < 0 && errno == ELOOP)
+        refuse("cannot open the effect log %s: a component of its path is a symlink (give the log's real path)",
+               path);
     if (fd < 0)
         refuse("cannot open the effect log %s: %s", path, strerror(errno));
     struct stat st;

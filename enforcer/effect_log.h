@@ -29,8 +29,9 @@
 #include "jsonl.h"
 
 /* Supervisor, in main once the plan is read and before preflight: opens ctx->log_path
- * (O_WRONLY|O_APPEND|O_CREAT|O_NOFOLLOW|O_CLOEXEC, mode 0600). Refuses (78) when it cannot
- * be opened, is not a regular file or has another hard link. Does nothing without --log. */
+ * (O_WRONLY|O_APPEND|O_CREAT|O_CLOEXEC, mode 0600, no symlink on the whole path). Refuses
+ * (78) when it cannot be opened, a component is a symlink, it is not a regular file or it
+ * has another hard link. Does nothing without --log. */
 void effect_log_open(run_ctx *ctx);
 
 /* Whether this run has an effect log. */

@@ -22,7 +22,8 @@
 #    processes opens nothing (with a PID namespace, and without one, where the supervisor and
 #    the proxy are visible); writing a fake line to every descriptor the command has puts
 #    nothing in the log;
-#  - refusals (78) before anything runs: a log that cannot be opened, a symlink, a file with
+#  - refusals (78) before anything runs: a log that cannot be opened, a symlink (the log or a
+#    directory on its path), a file with
 #    a second hard link (the sandbox might see that one).
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
@@ -524,6 +525,17 @@ ln -s "$T/logs/target" "$T/logs/link"
 capture_as "$REAL_EXEC" --log "$T/logs/link" "$T/plan" -- /bin/true
 expect_rc 78 "a symlink as the log"
 check_not "... nothing was created through it" test -e "$T/logs/target"
+# An earlier run's sandbox left a directory of the path a symlink (WS/logs -> elsewhere): a
+# root launcher must not create the log wherever it points.
+mkdir -p "$T/elsewhere" "$W/runlogs-real"
+ln -s "$T/elsewhere" "$W/runlogs"
+give_to_user
+capture_as "$REAL_EXEC" --log "$W/runlogs/run.jsonl" "$T/plan" -- /bin/true
+expect_rc 78 "a symlink among the log path's directories"
+check_eq "... named in the first line" "tartaros: cannot open the effect log $W/runlogs/run.jsonl: a component of its path is a symlink (give the log's real path)" "${ERR%%$'\n'*}"
+check_not "... nothing was created where it points" test -e "$T/elsewhere/run.jsonl"
+capture_as "$REAL_EXEC" --log "$W/runlogs-real/run.jsonl" "$T/plan" -- /bin/true
+expect_rc 0 "control: the same log in a real directory"
 : >"$W/logs/linked.jsonl"
 ln "$W/logs/linked.jsonl" "$W/second-name"
 capture_as "$REAL_EXEC" --log "$W/logs/linked.jsonl" "$T/plan" -- /bin/true
