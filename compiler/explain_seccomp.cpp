@@ -35,6 +35,10 @@ const std::vector<std::string> kSeccompLimits = {
     "offset) sees its low half too, so == V also holds for V + k*2^32 and != V does not",
     "calls a kernel takes before its seccomp hook cannot be filtered: on PVM guests (this build machine "
     "kind) numbers 335 and 336 are paravirtual entries that no filter sees",
+    "ptrace and process_vm_* are refused, but /proc/PID/mem of another process of the same sandbox stays "
+    "readable and writable (a path, which no filter sees): the sandbox's processes are one trust domain",
+    "a mode test cannot tell a directory from a file: refusing S_ISUID and S_ISGID refuses chmod g+s on a "
+    "directory too; and open/openat, having an argument rule, run the filter on every call",
 };
 
 std::string rule_label(const SyscallRule &r)
