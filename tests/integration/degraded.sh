@@ -5,6 +5,8 @@
 # and Landlock still keeps denied files unreadable and the tree outside the roots read-only.
 # Without a network namespace, Landlock denies TCP connect and bind instead.
 # With --strict the same run is a refusal: exit 78, one line, the command never starts.
+# max_processes, which RLIMIT_NPROC holds exactly only in the sandbox's own user namespace,
+# is reported weakened.
 # The credential broker, which needs the network namespace and the mount layer, is then not
 # started: a warning names it, the agent finds neither its listener nor a token.
 . "$(dirname "$0")/lib.sh"
@@ -174,6 +176,24 @@ NO_USERNS_PLAN=$T/broker.plan no_userns --strict /bin/sh -c "touch $T/ws/ran-bro
 IT_ENV=()
 expect_rc 78 "--strict refuses the broker plan"
 check_not "nothing ran" test -e "$T/ws/ran-broker"
+
+section "max_processes loses its exactness with the user namespace"
+# RLIMIT_NPROC is exact only counted in the sandbox's own user namespace; without one it
+# would count every process of the caller, so the run says max_processes is weakened.
+cat >"$T/procs.toml" <<EOF
+version = 1
+[filesystem]
+writable_roots = ["ws"]
+[process]
+max_processes = 64
+EOF
+compile "$T/procs.toml" "$T/procs.plan" || it_finish
+NO_USERNS_PLAN=$T/procs.plan no_userns /bin/true
+expect_rc 0 "the command ran"
+check_match "a warning says max_processes is weakened, and why" \
+    '^tartaros: warning: weakened: max_processes .*RLIMIT_NPROC instead.*all of the caller.s processes on the host' "$ERR"
+NO_USERNS_PLAN=$T/procs.plan no_userns --strict /bin/true
+expect_rc 78 "--strict refuses"
 
 section "with --strict: a refusal, and nothing ran"
 no_userns --strict /bin/sh -c "echo RAN; touch $T/ws/ran"
