@@ -19,13 +19,23 @@
 // a busy machine disturbs much less than a difference of two separate bests. The instruction
 // counts come from evaluate() (compiler/bpf_eval.h) on the call's seccomp_data.
 //
-// Usage: bench_syscalls [ITERS [REPEATS]] (defaults 20000 and 25). Prints a markdown table.
+// Two more calls show what connect mediation's rules (ir/bpf_listen.h) cost the traffic they
+// let through: send() of 64 bytes on a connected UDP socket (sendto with a NULL address, which
+// the rules must now look at) and sendmsg() of the same, under the rules before (connect only)
+// and now (connect, bind, sendto with an address). A second table times the round trip of a
+// notified call: sendto with an address, answered "continue" by a thread of the same process —
+// the least that mediating a call costs, and so what mediating every sendmsg would cost.
+//
+// Usage: bench_syscalls [ITERS [REPEATS]] (defaults 20000 and 25). Prints markdown tables.
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -41,9 +51,11 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bpf_eval.h"
+#include "bpf_listen.h"
 #include "seccomp_lower.h"
 #include "seccomp_profile.h"
 
@@ -253,7 +265,7 @@ struct Call {
     long args[4];  // the rest are 0
 };
 
-constexpr int kCalls = 4;
+constexpr int kCalls = 6;
 
 double now_ns()
 {
@@ -264,11 +276,12 @@ double now_ns()
 
 double time_call(const Call &c, long iters)
 {
+    // Arguments 4 and 5 are 0, not whatever the registers held: sendto's address is argument 4.
     for (long i = 0; i < iters / 10; i++)
-        syscall(c.nr, c.args[0], c.args[1], c.args[2], c.args[3]);
+        syscall(c.nr, c.args[0], c.args[1], c.args[2], c.args[3], 0L, 0L);
     double t0 = now_ns();
     for (long i = 0; i < iters; i++)
-        syscall(c.nr, c.args[0], c.args[1], c.args[2], c.args[3]);
+        syscall(c.nr, c.args[0], c.args[1], c.args[2], c.args[3], 0L, 0L);
     return (now_ns() - t0) / static_cast<double>(iters);
 }
 
@@ -343,6 +356,123 @@ std::string instructions_run(const std::vector<tp_bpf_insn> &prog, const Call &c
     }
 }
 
+// ---- connect mediation's rules ----
+
+constexpr size_t kConfigCount = 8;
+using Rounds = std::vector<std::vector<std::vector<double>>>;
+void print_table(const Config (&configs)[kConfigCount], const Call (&calls)[kCalls], const Rounds &after,
+                 const Rounds &added);
+
+// The rules as they were: connect -> notify, anything else -> allow.
+const std::vector<tp_bpf_insn> kConnectOnly = {
+    {BPF_LD | BPF_W | BPF_ABS, 0, 0, 0},
+    {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, SYS_connect},
+    {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_USER_NOTIF},
+    {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW},
+};
+
+std::vector<tp_bpf_insn> mediator_rules()
+{
+    std::vector<tp_bpf_insn> rules(TP_MEDIATOR_RULES_MAX);
+    rules.resize(tp_mediator_rules(0, rules.data()));
+    return rules;
+}
+
+// A UDP socket connected to a bound one on 127.0.0.1 that never reads: every send succeeds
+// (the kernel drops what does not fit), so each timed call does the same work.
+int udp_to_sink()
+{
+    static int sink = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_in at = {};
+    at.sin_family = AF_INET;
+    at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof at;
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (sink < 0 || fd < 0 || bind(sink, reinterpret_cast<sockaddr *>(&at), len) != 0 ||
+        getsockname(sink, reinterpret_cast<sockaddr *>(&at), &len) != 0 ||
+        connect(fd, reinterpret_cast<sockaddr *>(&at), len) != 0)
+        throw std::runtime_error(std::string("UDP sink: ") + std::strerror(errno));
+    return fd;
+}
+
+// Answers every notification on `listener` with "continue" until it hangs up.
+void answer_continue(int listener)
+{
+    for (;;) {
+        seccomp_notif n = {};
+        if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &n) != 0) {
+            if (errno == EINTR || errno == ENOENT)
+                continue;
+            return;
+        }
+        seccomp_notif_resp r = {n.id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE};
+        ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+    }
+}
+
+// One round in a child: sendto(udp, 64 bytes, its peer's address) `iters` times bare, then under
+// the rules with a listener answered by a thread that started before the filter (so it is not
+// filtered itself). Writes {bare, notified} ns per call to `out`.
+[[noreturn]] void round_trip_child(int udp, long iters, int out)
+{
+    static char buf[64];
+    sockaddr_storage peer;
+    socklen_t len = sizeof peer;
+    if (getpeername(udp, reinterpret_cast<sockaddr *>(&peer), &len) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        _exit(2);
+    auto timed = [&] {
+        double t0 = now_ns();
+        for (long i = 0; i < iters; i++)
+            syscall(SYS_sendto, udp, buf, 64, 0, &peer, len);
+        return (now_ns() - t0) / static_cast<double>(iters);
+    };
+    double result[2];
+    result[0] = timed();
+    static int listener = -1;
+    std::thread server([] {
+        while (__atomic_load_n(&listener, __ATOMIC_ACQUIRE) < 0)
+            std::this_thread::yield();
+        answer_continue(listener);
+    });
+    const std::vector<tp_bpf_insn> rules = mediator_rules();
+    sock_fprog fprog = {static_cast<unsigned short>(rules.size()),
+                        reinterpret_cast<sock_filter *>(const_cast<tp_bpf_insn *>(rules.data()))};
+    int fd = static_cast<int>(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog));
+    if (fd < 0)
+        _exit(3);
+    __atomic_store_n(&listener, fd, __ATOMIC_RELEASE);
+    result[1] = timed();
+    _exit(write(out, result, sizeof result) == static_cast<ssize_t>(sizeof result) ? 0 : 4);
+}
+
+void print_round_trip(int udp, long iters, long repeats)
+{
+    std::vector<double> bare, notified;
+    for (long r = 0; r < repeats; r++) {
+        int fds[2];
+        if (pipe(fds) != 0)
+            throw std::runtime_error("pipe");
+        std::fflush(nullptr);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(fds[0]);
+            round_trip_child(udp, iters, fds[1]);
+        }
+        close(fds[1]);
+        double result[2];
+        ssize_t got = read(fds[0], result, sizeof result);
+        close(fds[0]);
+        waitpid(pid, nullptr, 0);
+        if (got != static_cast<ssize_t>(sizeof result))
+            throw std::runtime_error("the round-trip child failed");
+        bare.push_back(result[0]);
+        notified.push_back(result[1]);
+    }
+    std::printf("| sendto with an address, UDP 64 bytes | ns/call (median of %ld rounds of %ld) |\n", repeats, iters);
+    std::printf("|---|---:|\n| bare | %.0f |\n| notified, answered \"continue\" by a thread | %.0f |\n",
+                median(bare), median(notified));
+}
+
 long arg_or(int argc, char **argv, int i, long dflt)
 {
     if (argc <= i)
@@ -364,6 +494,9 @@ int run(int argc, char **argv)
     }
     static char buf[64];
     static const char kAbsent[] = "/nonexistent-bench-syscalls";
+    const int udp = udp_to_sink();
+    static iovec iov = {buf, sizeof buf};
+    static msghdr msg = {nullptr, 0, &iov, 1, nullptr, 0, 0};
     static struct stat st;
     const Call calls[kCalls] = {
         {"getppid", SYS_getppid, {0, 0, 0, 0}},
@@ -371,6 +504,8 @@ int run(int argc, char **argv)
          {AT_FDCWD, reinterpret_cast<long>(path), reinterpret_cast<long>(&st), 0}},
         {"pread64, 64 bytes", SYS_pread64, {fd, reinterpret_cast<long>(buf), 64, 0}},
         {"openat, absent path", SYS_openat, {AT_FDCWD, reinterpret_cast<long>(kAbsent), O_RDONLY, 0}},
+        {"send, UDP 64 bytes", SYS_sendto, {udp, reinterpret_cast<long>(buf), 64, 0}},
+        {"sendmsg, UDP 64 bytes", SYS_sendmsg, {udp, reinterpret_cast<long>(&msg), 0, 0}},
     };
 
     std::vector<tp_bpf_insn> ours = ts::lower_seccomp(ts::Profile({true, false}));
@@ -386,11 +521,14 @@ int run(int argc, char **argv)
         {"TartarOS hardening, run on every call", defeated(ours)},
         {"container-like (linear)", docker},
         {"container-like, run on every call", defeated(docker)},
+        {"mediator rules before (connect)", kConnectOnly},
+        {"mediator rules now (connect, bind, sendto+address)", mediator_rules()},
     };
     constexpr size_t kConfigs = std::size(configs);
+    static_assert(kConfigs == kConfigCount);
 
     // after[c][k] and added[c][k]: one entry per round.
-    std::vector<std::vector<std::vector<double>>> after(kConfigs, std::vector<std::vector<double>>(kCalls));
+    Rounds after(kConfigs, std::vector<std::vector<double>>(kCalls));
     auto added = after;
     for (long r = 0; r < repeats; r++)
         for (size_t c = 0; c < kConfigs; c++) {
@@ -408,6 +546,20 @@ int run(int argc, char **argv)
     close(fd);
     unlink(path);
 
+    print_table(configs, calls, after, added);
+    std::printf("\n%ld rounds of %ld calls per cell. ns/call: the best round. added ns: the median "
+                "over rounds of (with the filter - without it, timed just before in the same child); "
+                "for \"none\" both are unfiltered, so it is the noise floor.\n\n",
+                repeats, iters);
+    print_round_trip(udp, iters / 10, repeats);
+    close(udp);
+    return 0;
+}
+
+void print_table(const Config (&configs)[kConfigCount], const Call (&calls)[kCalls], const Rounds &after,
+                 const Rounds &added)
+{
+    constexpr size_t kConfigs = kConfigCount;
     std::printf("| call | filter | filter length | insns run per call | kernel cache skips it | ns/call | added ns |\n");
     std::printf("|---|---|---:|---:|---|---:|---:|\n");
     for (int k = 0; k < kCalls; k++)
@@ -419,11 +571,6 @@ int run(int argc, char **argv)
                         cfg.prog.empty() ? "" : cached ? "yes" : "no",
                         *std::min_element(after[c][k].begin(), after[c][k].end()), median(added[c][k]));
         }
-    std::printf("\n%ld rounds of %ld calls per cell. ns/call: the best round. added ns: the median "
-                "over rounds of (with the filter - without it, timed just before in the same child); "
-                "for \"none\" both are unfiltered, so it is the noise floor.\n",
-                repeats, iters);
-    return 0;
 }
 
 }  // namespace

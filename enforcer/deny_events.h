@@ -29,7 +29,7 @@
 #include "kuapi.h"
 
 /* The most instructions the mediator's own rules (the tail of the listener program) take. */
-constexpr uint32_t kListenerTailMax = 8;
+constexpr uint32_t kListenerTailMax = 12;
 
 /* Preflight, with the effect log and connect mediation: whether the plan's filter can be
  * loaded as the listener program (it fits beside the mediator's rules, and it lets the

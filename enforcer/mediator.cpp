@@ -8,14 +8,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -30,183 +31,80 @@
 #include "raw.h"
 #include "text_append.h"
 #include "report.h"
+#include "socket_calls.h"
 
 namespace {
 
-constexpr unsigned long kStRdonly = 1;      /* statfs f_flags: ST_RDONLY */
-constexpr uint32_t kMaxAddress = 128;      /* sizeof(struct sockaddr_storage): the kernel's limit */
+constexpr uint32_t kMaxAddress = 128;  /* sizeof(struct sockaddr_storage): the kernel's limit */
 
-/* What the mediator knows, set by init before the clone and never written after. */
+/* What the mediator knows, set by init before the clone and never written after (with
+ * g_socket_view, socket_calls.h). */
 struct mediator_setup {
     int listener;             /* the listener, in init's fd table (the early command made it); or */
     int handoff;              /* its end of the hand-off socketpair the late command sends it over */
-    bool private_netns;       /* the sandbox has its own network namespace */
-    bool private_pids;        /* ... and its own PID namespace: a peer outside has no pid here */
-    bool proc_shows_sandbox;  /* /proc/PID is the sandbox's PID: relative paths can be resolved */
     int log_fd;               /* the effect log, kept for exec events (exec_events.h); -1 = none */
     const tp_bpf_insn *plan_prog;  /* with denied-syscall events: the plan's filter (deny_events.h) */
     uint32_t plan_len;
 };
 
-mediator_setup g_setup = {-1, -1, false, false, false, -1, nullptr, 0};
+mediator_setup g_setup = {-1, -1, -1, nullptr, 0};
 bool g_started;  /* init's: the mediator runs (mediator_start is called twice with exec events) */
 alignas(16) char g_mediator_stack[32 << 10];
-
-/* Why the mediator itself refused the connect it is answering (a refusal of its own, not
- * the kernel's answer), for the effect log; nullptr otherwise. */
-const char *g_refusal;
 
 /* Set by the early command while init waits for it (raw.h): the listener, which lands in the
  * fd table it shares with init, or -errno when the filter could not be installed; 0 = not
  * tried (the late path). */
 long g_early_listener;
 
-/* ---- helpers, raw calls only --------------------------------------------------------- */
+/* ---- one socket call, raw calls only ------------------------------------------------------ */
 
-long rsys(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0)
+bool still_pending(int listener, const kuapi::seccomp_notif &n)
 {
-    return raw_syscall6(nr, a, b, c, d, e, f);
+    return rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_ID_VALID, (long)&n.id) == 0;
 }
 
-/* An O_PATH descriptor of the command's working directory, for a relative socket path. */
-long open_command_cwd(uint32_t pid)
+/* The call on `c`, with the mediator's copy of the address (`addr`, `len` bytes). */
+long dispatch(socket_call &c, const unsigned char *addr, uint32_t len)
 {
-    if (!g_setup.proc_shows_sandbox) {
-        g_refusal = "a relative socket path, and /proc does not show the sandbox's processes";
-        return -EACCES;  /* /proc numbers processes another way: fail closed */
+    switch (c.n->data.nr) {
+    case SYS_connect: return mediated_connect(c, addr, len);
+    case SYS_bind: return mediated_bind(c, addr, len);
+    case SYS_sendto: return mediated_sendto(c, addr, len);
     }
-    char path[48];
-    size_t at = 0;
-    append_text(path, &at, "/proc/");
-    append_number(path, &at, pid);
-    append_text(path, &at, "/cwd");
-    path[at] = '\0';
-    return rsys(SYS_openat, AT_FDCWD, (long)path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return -ENOSYS;
 }
 
-/* After a stream connect: whether the listening peer is a process of the sandbox. Outside
- * its PID namespace a process has no pid here, so SO_PEERCRED reads 0: a host service that
- * put its socket in a writable root is refused too. Datagram sockets carry no peer. */
-bool peer_inside(int sock)
+/* One notification: connect(fd, addr, len), bind(fd, addr, len) or sendto(fd, buf, size,
+ * flags, addr, len) of process `n.pid`. */
+long answer(int listener, const kuapi::seccomp_notif &n, const char **refusal, unsigned char *addr, uint32_t *len)
 {
-    int type = 0;
-    socklen_t len = sizeof type;
-    if (!g_setup.private_pids || rsys(SYS_getsockopt, sock, SOL_SOCKET, SO_TYPE, (long)&type, (long)&len) != 0 ||
-        type == SOCK_DGRAM)
-        return true;
-    struct ucred peer = {};
-    len = sizeof peer;
-    return rsys(SYS_getsockopt, sock, SOL_SOCKET, SO_PEERCRED, (long)&peer, (long)&len) == 0 && peer.pid != 0;
-}
-
-/* Connects `sock` to the pathname socket `path` (NUL-terminated), resolved as the command
- * would, if the socket lives on a mount the sandbox can write and a process of the sandbox
- * listens on it. Magic links (/proc/self/fd/N, /dev/fd/N) are refused: here they would name
- * the mediator's descriptors, not the command's. */
-long connect_pathname(int sock, uint32_t pid, const char *path)
-{
-    long dir = AT_FDCWD;
-    if (path[0] != '/' && (dir = open_command_cwd(pid)) < 0)
-        return dir;
-    kuapi::open_how how = {O_PATH | O_CLOEXEC, 0, kuapi::RESOLVE_NO_MAGICLINKS};
-    long target = rsys(SYS_openat2, dir, (long)path, (long)&how, sizeof how);
-    if (dir != AT_FDCWD)
-        raw_close((int)dir);
-    if (target < 0)
-        return target;
-    struct stat st;
-    struct statfs fs;
-    long ret = rsys(SYS_fstat, target, (long)&st);
-    if (ret == 0 && !S_ISSOCK(st.st_mode))
-        ret = -ECONNREFUSED;  /* what connect() answers for a path that is no socket */
-    if (ret == 0 && (ret = rsys(SYS_fstatfs, target, (long)&fs)) == 0 && (fs.f_flags & kStRdonly)) {
-        g_refusal = "the socket is on a mount the sandbox cannot write: a host socket";
-        ret = -EACCES;
-    }
-    if (ret == 0) {
-        /* The very inode checked, through its descriptor: no second lookup of `path`. */
-        struct sockaddr_un via = {};
-        via.sun_family = AF_UNIX;
-        size_t at = 0;
-        append_text(via.sun_path, &at, "/proc/self/fd/");
-        append_number(via.sun_path, &at, (unsigned long)target);
-        ret = rsys(SYS_connect, sock, (long)&via, (long)(offsetof(struct sockaddr_un, sun_path) + at + 1));
-        if (ret == 0 && !peer_inside(sock)) {
-            rsys(SYS_shutdown, sock, SHUT_RDWR);
-            g_refusal = "the socket's listener is not a process of the sandbox";
-            ret = -EACCES;
-        }
-    }
-    raw_close((int)target);
-    return ret;
-}
-
-int socket_domain(int sock)
-{
-    int domain = -1;
-    socklen_t len = sizeof domain;
-    rsys(SYS_getsockopt, sock, SOL_SOCKET, SO_DOMAIN, (long)&domain, (long)&len);
-    return domain;
-}
-
-/* The connect the command asked for, done on `sock` with the mediator's copy of the address. */
-long mediated_connect(int sock, uint32_t pid, const unsigned char *addr, uint32_t len)
-{
-    const int domain = socket_domain(sock);
-    const struct sockaddr_un *un = (const struct sockaddr_un *)addr;
-    const bool unix_address = domain == AF_UNIX && len > offsetof(struct sockaddr_un, sun_path) &&
-                              un->sun_family == AF_UNIX;
-    if (unix_address && len > sizeof(struct sockaddr_un))
-        return -EINVAL;  /* as the kernel answers */
-    if (unix_address && un->sun_path[0] != '\0') {
-        char path[sizeof un->sun_path + 1];
-        size_t n = len - offsetof(struct sockaddr_un, sun_path);
-        memcpy(path, un->sun_path, n);  /* memcpy touches nothing but its arguments */
-        path[n] = '\0';
-        return connect_pathname(sock, pid, path);
-    }
-    if (!g_setup.private_netns && unix_address) {
-        g_refusal = "an abstract socket, and the sandbox has no network namespace of its own";
-        return -EPERM;  /* as Landlock's abstract-socket scope would answer */
-    }
-    if (!g_setup.private_netns && (domain == AF_INET || domain == AF_INET6)) {
-        g_refusal = "TCP, and the sandbox has no network namespace of its own";
-        return -EACCES;  /* as Landlock's TCP layer would answer (landlock.h) */
-    }
-    return rsys(SYS_connect, sock, (long)addr, len);
-}
-
-/* One notification: the connect(fd, addr, len) of process `n.pid`. */
-long answer(int listener, const kuapi::seccomp_notif &n)
-{
-    const int fd = (int)n.data.args[0];
-    const uint64_t remote = n.data.args[1];
-    const uint32_t len = (uint32_t)n.data.args[2];
-    if (len > kMaxAddress)
+    const bool sendto = n.data.nr == SYS_sendto;
+    const uint64_t remote = n.data.args[sendto ? 4 : 1];
+    *len = (uint32_t)n.data.args[sendto ? 5 : 2];
+    if (*len > kMaxAddress)
         return -EINVAL;
     long pidfd = rsys(SYS_pidfd_open, n.pid, 0);
     if (pidfd < 0)
         return pidfd;
     long ret = 0;
     /* The pid may have been reused by now: the notification must still be pending. */
-    if (rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_ID_VALID, (long)&n.id) != 0)
+    if (!still_pending(listener, n))
         ret = -ESRCH;
-    long sock = ret == 0 ? rsys(SYS_pidfd_getfd, pidfd, fd, 0) : -1;
+    long sock = ret == 0 ? rsys(SYS_pidfd_getfd, pidfd, (int)n.data.args[0], 0) : -1;
     if (ret == 0 && sock < 0)
         ret = sock;
-    unsigned char addr[kMaxAddress] = {};
-    if (ret == 0 && len > 0) {
-        struct iovec local = {addr, len}, from = {(void *)remote, len};
-        if (rsys(SYS_process_vm_readv, n.pid, (long)&local, 1, (long)&from, 1, 0) != (long)len)
+    if (ret == 0 && *len > 0) {
+        struct iovec local = {addr, *len}, from = {(void *)remote, *len};
+        if (rsys(SYS_process_vm_readv, n.pid, (long)&local, 1, (long)&from, 1, 0) != (long)*len)
             ret = -EFAULT;
     }
     /* Read by pid: still the caller only if the notification is still pending. */
-    if (ret == 0 && rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_ID_VALID, (long)&n.id) != 0)
+    if (ret == 0 && !still_pending(listener, n))
         ret = -ESRCH;
+    socket_call c = {listener, &n, (int)sock, nullptr};
     if (ret == 0)
-        ret = mediated_connect((int)sock, n.pid, addr, len);
-    if (g_refusal != nullptr && g_setup.log_fd >= 0)
-        deny_event_connect(listener, n, (int)-ret, g_refusal, addr, len);
+        ret = dispatch(c, addr, *len);
+    *refusal = c.refusal;
     if (sock >= 0)
         raw_close((int)sock);
     raw_close((int)pidfd);
@@ -247,19 +145,24 @@ void keep_only_ptrace()
 }
 
 /* The answer to one notification: a call the plan denies (with denied-syscall events: its
- * errno, recorded), an exec (recorded, then the kernel goes on), or a connect (made here). */
+ * errno, recorded), an exec (recorded, then the kernel goes on), or a socket call (made here). */
 void decide(int listener, const kuapi::seccomp_notif &n, kuapi::seccomp_notif_resp &resp)
 {
     if (g_setup.plan_prog != nullptr && deny_event_answer(g_setup.plan_prog, g_setup.plan_len, listener, n, &resp.error))
         return;
     if (exec_event_syscall(n.data.nr)) {
-        exec_event_record(listener, n, g_setup.proc_shows_sandbox);
+        exec_event_record(listener, n, g_socket_view.proc_shows_sandbox);
         resp.flags = kuapi::SECCOMP_USER_NOTIF_FLAG_CONTINUE;
         return;
     }
-    g_refusal = nullptr;
-    long ret = answer(listener, n);
+    const char *refusal = nullptr;
+    unsigned char addr[kMaxAddress] = {};
+    uint32_t len = 0;
+    long ret = answer(listener, n, &refusal, addr, &len);
+    if (refusal != nullptr && g_setup.log_fd >= 0)
+        deny_event_connect(listener, n, (int)-ret, refusal, addr, len);
     resp.error = ret < 0 ? (int32_t)ret : 0;
+    resp.val = ret > 0 ? ret : 0;  /* sendto's byte count */
 }
 
 void serve(int listener)
@@ -313,28 +216,11 @@ int mediator_entry(void *)
     return 0;
 }
 
-/* connect -> user notification; anything else -> allow (the plan's filter judges it). */
-const tp_bpf_insn kConnectFilter[] = {
-    {TP_BPF_LD | TP_BPF_W | TP_BPF_ABS, 0, 0, TP_SD_NR},
-    {TP_BPF_JMP | TP_BPF_JEQ | TP_BPF_K, 0, 1, SYS_connect},
-    {TP_BPF_RET | TP_BPF_K, 0, 0, kuapi::SECCOMP_RET_USER_NOTIF},
-    {TP_BPF_RET | TP_BPF_K, 0, 0, TP_RET_ALLOW},
-};
+static_assert(TP_MEDIATOR_RULES_MAX <= kListenerTailMax, "the mediator's rules fit where preflight left room");
 
-/* With the effect log: execve and execveat too, for their exec events (exec_events.h). */
-const tp_bpf_insn kConnectExecFilter[] = {
-    {TP_BPF_LD | TP_BPF_W | TP_BPF_ABS, 0, 0, TP_SD_NR},
-    {TP_BPF_JMP | TP_BPF_JEQ | TP_BPF_K, 2, 0, SYS_connect},
-    {TP_BPF_JMP | TP_BPF_JEQ | TP_BPF_K, 1, 0, SYS_execve},
-    {TP_BPF_JMP | TP_BPF_JEQ | TP_BPF_K, 0, 1, SYS_execveat},
-    {TP_BPF_RET | TP_BPF_K, 0, 0, kuapi::SECCOMP_RET_USER_NOTIF},
-    {TP_BPF_RET | TP_BPF_K, 0, 0, TP_RET_ALLOW},
-};
-
-constexpr uint32_t kConnectExecLen = sizeof kConnectExecFilter / sizeof kConnectExecFilter[0];
-static_assert(kConnectExecLen <= kListenerTailMax, "the mediator's rules fit where preflight left room");
-
-/* With denied-syscall events: the listener program (ir/bpf_listen.h), built by the command. */
+/* The mediator's rules (ir/bpf_listen.h), and with denied-syscall events the listener
+ * program, built by the command. */
+tp_bpf_insn g_rules[TP_MEDIATOR_RULES_MAX];
 tp_bpf_insn g_listener_prog[TP_BPF_MAXINSNS];
 
 /* Installs `prog` on the calling thread with a listener: the listener, or -errno. Raw. */
@@ -348,20 +234,19 @@ long install_with_listener(const kuapi::sock_fprog &prog)
     return listener;
 }
 
-/* The connect filter, with the exec rules when `execs`. Raw. */
+/* The mediator's rules as a filter, with the exec rules when `execs`. Raw. */
 long install_filter(bool execs)
 {
-    if (execs)
-        return install_with_listener({(unsigned short)kConnectExecLen, kConnectExecFilter});
-    return install_with_listener({(unsigned short)(sizeof kConnectFilter / sizeof kConnectFilter[0]), kConnectFilter});
+    return install_with_listener({(unsigned short)tp_mediator_rules(execs, g_rules), g_rules});
 }
 
 /* The plan's filter as the listener program, in place of both the connect filter and the
  * plan's own (seccomp_enforce then loads nothing). */
 long install_listener_program(const tp_plan *plan)
 {
-    uint32_t len = tp_bpf_listener_program(plan->seccomp_prog, plan->seccomp_insn_count, kConnectExecFilter,
-                                           kConnectExecLen, g_listener_prog, TP_BPF_MAXINSNS);
+    const uint32_t rules = tp_mediator_rules(true, g_rules);
+    uint32_t len = tp_bpf_listener_program(plan->seccomp_prog, plan->seccomp_insn_count, g_rules, rules,
+                                           g_listener_prog, TP_BPF_MAXINSNS);
     if (len == 0)
         return -E2BIG;  /* preflight made sure it fits */
     return install_with_listener({(unsigned short)len, g_listener_prog});
@@ -383,6 +268,24 @@ bool plan_mounts_fresh_proc(const tp_plan *plan)
         if (plan->mounts[i].op == TP_MNT_PROC)
             return true;
     return false;
+}
+
+/* The filesystems the sandbox made for itself (socket_calls.h): the private /tmp and the
+ * /dev/shm of the private /dev, seen in the finished tree. */
+void note_private_filesystems(const tp_plan *plan)
+{
+    socket_view &view = g_socket_view;
+    for (uint32_t i = 0; i < plan->mount_count; i++) {
+        const tp_mount &m = plan->mounts[i];
+        if (m.op != TP_MNT_TMPFS && m.op != TP_MNT_DEV)
+            continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s%s", tp_plan_str(plan, m.path), m.op == TP_MNT_DEV ? "/shm" : "");
+        struct stat st;
+        if (view.private_dev_count < sizeof view.private_devs / sizeof view.private_devs[0] &&
+            stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            view.private_devs[view.private_dev_count++] = st.st_dev;
+    }
 }
 
 void send_listener(int handoff, int listener)
@@ -438,8 +341,9 @@ void mediator_prepare(run_ctx *ctx, bool early)
     ctx->mediator_fd = -1;
     if (!wanted(ctx))
         return;
-    g_setup = {-1, -1, false, ctx->pid_ns, !ctx->pid_ns || plan_mounts_fresh_proc(ctx->plan), effect_log_fd(),
-               nullptr, 0};
+    g_setup = {-1, -1, effect_log_fd(), nullptr, 0};
+    g_socket_view = {false, ctx->pid_ns, !ctx->pid_ns || plan_mounts_fresh_proc(ctx->plan), {}, 0};
+    note_private_filesystems(ctx->plan);
     if (ctx->deny_events) {
         g_setup.plan_prog = ctx->plan->seccomp_prog;
         g_setup.plan_len = ctx->plan->seccomp_insn_count;
@@ -463,7 +367,7 @@ void mediator_start(const run_ctx *ctx)
         g_setup.listener = (int)g_early_listener;
     if (g_setup.listener < 0 && g_setup.handoff < 0)
         return;
-    g_setup.private_netns = (ctx->clone_flags & CLONE_NEWNET) != 0;  /* known only now */
+    g_socket_view.private_netns = (ctx->clone_flags & CLONE_NEWNET) != 0;  /* known only now */
     if (clone(mediator_entry, g_mediator_stack + sizeof g_mediator_stack, CLONE_VM | SIGCHLD, nullptr) < 0)
         fail(EXIT_STARTUP, "cannot start the connect mediator: clone: %s", strerror(errno));
     g_started = true;

@@ -2,38 +2,33 @@
  *
  * A pathname unix socket can be connected to through a read-only mount, and Landlock (ABI 7)
  * has no right for connect(): the implied masks of /run and /tmp hide the usual places, but a
- * socket anywhere else readable (~/.docker/run, /var/lib/..., a directory the host shares)
- * would stay in reach. So every connect() of the command goes through a mediator:
- *  - the command installs a one-rule seccomp filter (connect -> user notification): when it
+ * socket anywhere else readable (~/.docker/run, /var/lib/..., a directory the host shares, the
+ * workspace itself) would stay in reach. So every connect(), bind() and sendto() with an
+ * address of the command goes through a mediator (the rules: ir/bpf_listen.h):
+ *  - the command installs the rules as a filter (those calls -> user notification): when it
  *    is started early (launch.h), while it waits for init, so the listener lands in the fd
  *    table it shares with init; otherwise just before the plan's filter, sending the listener
  *    over a hand-off socketpair;
  *  - the mediator, a child of init inside the sandbox's mount and PID namespaces, takes a
- *    duplicate of the command's socket (pidfd_getfd), copies the address once, and performs
- *    the connect itself on that socket, answering the command with its result;
- *  - a pathname AF_UNIX address is resolved as the command would resolve it (its working
- *    directory for a relative path; magic links refused) and refused with EACCES unless the
- *    socket lives on a mount the sandbox can write (a writable root, the private /tmp,
- *    /dev/shm) and, for a stream socket in a private PID namespace, a process of the sandbox
- *    listens on it: the sandbox's own sockets work; the host's read-only tree offers none,
- *    and a host service's socket in a writable root is refused after the connect (the
- *    service sees a connection closed at once);
- *  - every other address is connected as given (the network namespace decides what it can
- *    reach), except that without that namespace TCP and abstract unix addresses are refused,
- *    as Landlock's TCP layer and abstract-socket scope would have.
- * The connect happens on the socket object taken and with the mediator's copy of the
- * address, so a thread that rewrites the address or swaps the descriptor after the check
- * changes nothing that is used (SECCOMP_USER_NOTIF_FLAG_CONTINUE would re-read both).
+ *    duplicate of the command's socket (pidfd_getfd), copies the address once, and makes the
+ *    call itself (socket_calls.h: a unix pathname socket is the sandbox's only on the private
+ *    /tmp or /dev/shm; a stream connect is made on a socket of its own and installed over the
+ *    command's descriptor once its peer is known to be the sandbox's), answering the command
+ *    with its result;
+ *  - without the network namespace, TCP and abstract unix addresses are refused, as Landlock's
+ *    TCP layer and abstract-socket scope would have.
+ * SECCOMP_USER_NOTIF_FLAG_CONTINUE is never used for these calls: the kernel would read the
+ * address and the descriptor again, after a thread could have rewritten or swapped them.
  * With the effect log the filter has two more rules, execve and execveat -> user
  * notification, and the mediator writes an exec event for each and lets the kernel go on
  * (exec_events.h); it then starts before the command's own execve, which it answers too.
  * With denied-syscall events too (deny_events.h), the command loads one listener program in
  * place of both that filter and the plan's (ir/bpf_listen.h), as its very last step, and hands
  * the listener over on both paths; the mediator answers each denial with the plan's errno.
- * Limits: a mediated unix connection's peer credentials name the mediator (same uid and gid);
- * a blocking connect to a full backlog holds the connects behind it; sendto()/sendmsg() with
- * a destination address (unix datagrams) are not mediated: a filter cannot see sendmsg's
- * address, and notifying every send would tax all traffic.
+ * Limits (README): a mediated unix connection's peer credentials name the mediator (same uid
+ * and gid); a blocking connect or sendto holds the calls behind it; sendmsg()/sendmmsg() with
+ * a destination address are not mediated: a filter cannot see their address, and mediating
+ * every one would tax all traffic.
  */
 #pragma once
 

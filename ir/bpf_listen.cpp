@@ -19,3 +19,44 @@ extern "C" uint32_t tp_bpf_listener_program(const tp_bpf_insn *plan, uint32_t pl
         out[plan_len + i] = tail[i];
     return (uint32_t)len;
 }
+
+namespace {
+
+constexpr uint32_t kConnect = 42, kSendto = 44, kBind = 49, kExecve = 59, kExecveat = 322;
+
+tp_bpf_insn jeq(uint32_t k, uint8_t jt, uint8_t jf)
+{
+    return {TP_BPF_JMP | TP_BPF_JEQ | TP_BPF_K, jt, jf, k};
+}
+
+tp_bpf_insn load(uint32_t offset)
+{
+    return {TP_BPF_LD | TP_BPF_W | TP_BPF_ABS, 0, 0, offset};
+}
+
+}  // namespace
+
+extern "C" uint32_t tp_mediator_rules(int execs, tp_bpf_insn *out)
+{
+    /* Every number test jumps to the notify at the end; sendto's falls through to its address
+     * words; the rest allows. Jumps count from the next instruction. */
+    const uint32_t numbers[] = {kConnect, kBind, kExecve, kExecveat};
+    const uint32_t count = execs ? 4 : 2;
+    const uint32_t len = count + 8;
+    const uint32_t notify = len - 2, allow = len - 1;
+    uint32_t at = 0;
+    out[at++] = load(TP_SD_NR);
+    for (uint32_t i = 0; i < count; i++, at++)
+        out[at] = jeq(numbers[i], (uint8_t)(notify - at - 1), 0);
+    out[at] = jeq(kSendto, 0, (uint8_t)(allow - at - 1));
+    at++;
+    out[at++] = load(TP_SD_ARGS + 8 * 4);
+    out[at] = jeq(0, 0, (uint8_t)(notify - at - 1));
+    at++;
+    out[at++] = load(TP_SD_ARGS + 8 * 4 + 4);
+    out[at] = jeq(0, (uint8_t)(allow - at - 1), 0);
+    at++;
+    out[at++] = {TP_BPF_RET | TP_BPF_K, 0, 0, TP_RET_USER_NOTIF};
+    out[at++] = {TP_BPF_RET | TP_BPF_K, 0, 0, TP_RET_ALLOW};
+    return at;
+}

@@ -77,7 +77,7 @@ ${HELPER[*]} client \
     "proxy tcp 127.0.0.1 3128" \
     "raw raw" \
     "host_unix unix $HOSTSOCK" \
-    "own_unix unix_own $W/own.sock" \
+    "own_unix unix_own /dev/shm/own.sock" \
     "pair pair" \
     "exposed listen 127.0.0.1 $E" \
     "hidden listen 127.0.0.1 $N" \
@@ -98,7 +98,7 @@ for var in HTTP_PROXY HTTPS_PROXY http_proxy https_proxy ALL_PROXY NO_PROXY; do
     expect "env_$var" "<missing>" "no \$$var without allow_domains"
 done
 expect host_unix "ENOENT|ECONNREFUSED|EACCES|EPERM" "the host's unix socket under /tmp is unreachable"
-expect own_unix own-service "a unix socket made in the workspace works"
+expect own_unix own-service "a unix socket made in the private /dev/shm works"
 expect pair pair "a socketpair works"
 expect exposed listening "the agent's server on 127.0.0.1:$E (exposed)"
 expect hidden listening "the agent's server on 127.0.0.1:$N (not exposed)"

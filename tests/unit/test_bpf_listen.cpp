@@ -22,17 +22,24 @@ namespace {
 using Prog = std::vector<tp_bpf_insn>;
 
 constexpr ProfileFlags kAllFlags[] = {{false, false}, {false, true}, {true, false}, {true, true}};
-constexpr uint32_t kExecve = 59, kConnect = 42, kExecveat = 322;
+constexpr uint32_t kExecve = 59, kConnect = 42, kExecveat = 322, kBind = 49, kSendto = 44;
 
-// The mediator's rules with the effect log (enforcer/mediator.cpp kConnectExecFilter).
-const Prog kTail = {
-    {TP_BPF_LD | TP_BPF_W | TP_BPF_ABS, 0, 0, TP_SD_NR},
-    {TP_BPF_JMP | TP_BPF_JEQ | TP_BPF_K, 2, 0, kConnect},
-    {TP_BPF_JMP | TP_BPF_JEQ | TP_BPF_K, 1, 0, kExecve},
-    {TP_BPF_JMP | TP_BPF_JEQ | TP_BPF_K, 0, 1, kExecveat},
-    {TP_BPF_RET | TP_BPF_K, 0, 0, TP_RET_USER_NOTIF},
-    {TP_BPF_RET | TP_BPF_K, 0, 0, TP_RET_ALLOW},
-};
+// The mediator's rules with the effect log (ir/bpf_listen.h).
+Prog mediator_rules(bool execs)
+{
+    Prog out(TP_MEDIATOR_RULES_MAX);
+    out.resize(tp_mediator_rules(execs, out.data()));
+    return out;
+}
+const Prog kTail = mediator_rules(true);
+
+// What the mediator's rules notify: connect, bind, sendto with an address; execs with the log.
+bool notifies(const SeccompData &d, bool execs)
+{
+    if (d.nr == kConnect || d.nr == kBind || (execs && (d.nr == kExecve || d.nr == kExecveat)))
+        return true;
+    return d.nr == kSendto && d.args[4] != 0;
+}
 
 Prog listener_for(const Prog &plan)
 {
@@ -64,7 +71,7 @@ TEST_CASE("the listener program keeps kills and notifies denials and mediated ca
                 denials++;
                 CHECK(l == TP_RET_USER_NOTIF);
             } else if (p == TP_RET_ALLOW) {
-                const bool notified = d.nr == kConnect || d.nr == kExecve || d.nr == kExecveat;
+                const bool notified = notifies(d, true);
                 mediated += notified;
                 CHECK(l == (notified ? TP_RET_USER_NOTIF : TP_RET_ALLOW));
             } else {
@@ -75,6 +82,25 @@ TEST_CASE("the listener program keeps kills and notifies denials and mediated ca
         CHECK(denials > 100);
         CHECK(kills > 100);
         CHECK(mediated > 0);
+    }
+}
+
+TEST_CASE("the mediator's rules notify connect, bind and sendto with an address, all 64 bits of it")
+{
+    for (const bool execs : {false, true}) {
+        CAPTURE(execs);
+        const Prog rules = mediator_rules(execs);
+        CHECK(rules.size() <= TP_MEDIATOR_RULES_MAX);
+        for (const uint32_t nr : {kConnect, kBind, kSendto, kExecve, kExecveat, 0u, 46u /* sendmsg */, 307u}) {
+            for (const uint64_t addr : {0ull, 1ull, 0x7ffc00000000ull, 0x100000000ull, ~0ull}) {
+                SeccompData d{};
+                d.nr = nr;
+                d.args[4] = addr;
+                CAPTURE(nr);
+                CAPTURE(addr);
+                CHECK(evaluate(rules, d).ret == (notifies(d, execs) ? TP_RET_USER_NOTIF : TP_RET_ALLOW));
+            }
+        }
     }
 }
 
