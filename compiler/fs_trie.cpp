@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "implied_denies.h"
 #include "plan.h"
 
 namespace tartaros {
@@ -226,7 +227,7 @@ bool hidden_by_private_tmp(const Policy &policy, const std::string &path)
     return in_private_tmp_outside(policy, path, {&policy.fs.writable_roots, &policy.fs.read_allows});
 }
 
-FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path)
+FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path, const HostView *host)
 {
     const bool granted = policy.fs.read_scope.value == ReadScope::Granted;
     FsTrie trie(granted ? Level::None : Level::Read);
@@ -274,7 +275,10 @@ FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path)
     if (!plan_path.empty() && inside_writable_root(policy, plan_path))
         trie.add(plan_path, FsRule{RuleKind::WriteDeny, implied, true, true});
 
-    trie.resolve();
+    if (host != nullptr)
+        add_implied_denies(trie, policy, *host);  // resolves
+    else
+        trie.resolve();
     return trie;
 }
 

@@ -42,11 +42,20 @@ enum class RuleKind : uint8_t {
     Credentials,    // the broker's credentials directory, TP_CREDENTIALS_DIR (Read: a read-only tmpfs)
 };
 
+// Why the compiler added a write deny the policy does not write (implied_denies.h).
+enum class ImpliedBy : uint8_t {
+    Other,       // the policy file, the plan, a read allow in the private /tmp
+    GitHooks,    // a file through which git runs code, beside a write-denied hooks directory
+    LinkTarget,  // where a symlink directly in a write-denied directory leads
+};
+
 struct FsRule {
     RuleKind kind;
     SourcePos pos;
     bool implied = false;     // added by the compiler, not written in the policy
     bool known_file = false;  // a regular file: a policy file, the plan, or `type = "file"`
+    ImpliedBy by = ImpliedBy::Other;
+    std::string via = {};     // GitHooks: the hooks directory; LinkTarget: the symlink
 };
 
 struct FsNode {
@@ -102,12 +111,16 @@ inline constexpr std::string_view kHostRunDir = "/run";
 // Such a deny is left out of the trie (no step, no Landlock rule) and reported as a note.
 bool hidden_by_private_tmp(const Policy &policy, const std::string &path);
 
+class HostView;
+
 // The trie of `policy`, with the implied rules: the read scope, the granted system paths,
 // /dev, /proc (isolate_proc), /tmp (private_tmp, without the denies it makes moot), the
-// credentials directory ([broker]), and
+// credentials directory ([broker]),
 // write denies on the policy file, on every file it included (Policy::sources) and on
-// `plan_path` when they lie inside a writable root.
-FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path);
+// `plan_path` when they lie inside a writable root, and, when `host` is given, the write
+// denies implied by what the host shows (a repository's git files, symlink targets:
+// implied_denies.h).
+FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path, const HostView *host = nullptr);
 
 // Path helpers on absolute, normalised paths.
 bool path_is_within(std::string_view path, std::string_view ancestor);  // ancestor-or-self

@@ -223,7 +223,7 @@ std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &opti
     if (!lint_syscall_rules(policy, diags))
         return {};
     const HostView &host = options.host != nullptr ? *options.host : real_host();
-    const FsTrie trie = build_fs_trie(policy, options.plan_path);
+    const FsTrie trie = build_fs_trie(policy, options.plan_path, &host);
     const FsLowering fs = lower_filesystem(policy, trie, host, diags);
     if (policy.broker && !credentials_dir_placeable(policy, fs, diags))
         return {};

@@ -10,8 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
+#include <algorithm>
 #include <optional>
 #include <set>
+
+#include "implied_denies.h"
+#include "paths.h"
 
 namespace tartaros {
 
@@ -71,6 +77,20 @@ public:
         if (n <= 0 || static_cast<size_t>(n) >= sizeof buf)
             return "";
         return std::string(buf, static_cast<size_t>(n));
+    }
+
+    std::vector<std::string> entries(const std::string &path) const override
+    {
+        std::vector<std::string> names;
+        DIR *dir = opendir(path.c_str());
+        if (dir == nullptr)
+            return names;
+        while (const struct dirent *e = readdir(dir))
+            if (std::string_view(e->d_name) != "." && std::string_view(e->d_name) != "..")
+                names.emplace_back(e->d_name);
+        closedir(dir);
+        std::sort(names.begin(), names.end());  // the plan must not depend on the directory's order
+        return names;
     }
 };
 
@@ -281,6 +301,7 @@ private:
         case TP_MNT_WRITE_DENY:
             s.anchor = anchor;
             s.flags = TP_MNTF_REQUIRED | absent_flags(n);
+            mark_implied(n, s);
             break;
         default:  // DEV, PROC, TMPFS
             s.flags = TP_MNTF_REQUIRED;
@@ -290,6 +311,24 @@ private:
             break;
         }
         out_.push_back(std::move(s));
+    }
+
+    // A write deny the compiler implied from the host (implied_denies.h) says why in its
+    // flags. A git file absent at start is made for the run as what git reads as absent.
+    static void mark_implied(const FsNode &n, MountStep &s)
+    {
+        const FsRule *r = n.find_rule(RuleKind::WriteDeny);
+        if (r == nullptr || !r->implied)
+            return;
+        if (r->by == ImpliedBy::GitHooks) {
+            const GitCodeFile *f = git_code_file(n.path);
+            s.flags = TP_MNTF_REQUIRED | TP_MNTF_GIT | TP_MNTF_PLACEHOLDER |
+                      (f->directory ? TP_MNTF_MATERIALIZE_DIR : TP_MNTF_MATERIALIZE_FILE);
+            s.source = std::string(f->placeholder);
+        } else if (r->by == ImpliedBy::LinkTarget) {
+            s.flags |= TP_MNTF_LINK_TARGET;
+            s.source = r->via;
+        }
     }
 
     // The write-deny below `n` whose walk from its anchor passes through `n` (n has no mount
@@ -497,6 +536,31 @@ void note_hidden_by_private_tmp(const Policy &policy, Diagnostics &diags)
                            "private-tmp-hides");
 }
 
+// The write denies implied from the host, said once: per hooks directory (its git files),
+// and per symlink target.
+void note_implied(const FsNode &n, std::set<std::string> &noted_hooks, Diagnostics &diags)
+{
+    for (const FsRule &r : n.rules) {
+        if (r.kind != RuleKind::WriteDeny || !r.implied)
+            continue;
+        if (r.by == ImpliedBy::GitHooks && noted_hooks.insert(r.via).second)
+            diags.note(r.pos,
+                       "write_denies: " + r.via + " protects a git repository's hooks: git also runs what " +
+                           parent_directory(r.via) +
+                           "/config, config.worktree, commondir and worktrees/ name (core.hooksPath, core.fsmonitor, "
+                           "aliases, filters, another common directory), so they are write-denied too; in the "
+                           "sandbox git config, git remote add, git branch -u and git worktree add fail",
+                       "git-files-protected");
+        if (r.by == ImpliedBy::LinkTarget)
+            diags.note(r.pos,
+                       "write_denies: the symlink " + r.via + " leads to " + n.path +
+                           ", which the sandbox could rewrite: it is write-denied too",
+                       "symlink-target-protected");
+    }
+    for (const auto &[name, child] : n.children)
+        note_implied(*child, noted_hooks, diags);
+}
+
 }  // namespace
 
 const HostView &real_host()
@@ -509,6 +573,8 @@ FsLowering lower_filesystem(const Policy &policy, const FsTrie &trie, const Host
 {
     FsLowering out;
     note_hidden_by_private_tmp(policy, diags);
+    std::set<std::string> noted_hooks;
+    note_implied(trie.root(), noted_hooks, diags);
     MountLowering mounts(policy, trie, host, diags, out.mounts);
     mounts.run();
     LandlockLowering landlock(trie, policy.fs.read_scope.pos, mounts.symlinks(), mounts.created(), diags, out.landlock);

@@ -8,22 +8,11 @@
 
 #include "diagnostics.h"
 #include "fs_trie.h"
+#include "host_view.h"
 #include "plan.h"
 #include "policy.h"
 
 namespace tartaros {
-
-// What the compiler can see of the host at compile time. Only two questions are asked:
-// granted system paths that are symlinks become SYMLINK steps, and a write-deny target that
-// is a regular file is materialized as a file. Tests substitute a fake host.
-enum class HostKind { Absent, Directory, File, Symlink, Other };
-
-class HostView {
-public:
-    virtual ~HostView() = default;
-    virtual HostKind kind(const std::string &path) const = 0;      // lstat: never follows
-    virtual std::string read_link(const std::string &path) const = 0;  // "" when not a symlink
-};
 
 // The machine the compiler runs on.
 const HostView &real_host();

@@ -52,8 +52,9 @@ std::optional<std::string> verify_seccomp_once(std::span<const tp_bpf_insn> prog
 
 constexpr int kMaxSymlinkHops = 40;
 constexpr uint32_t kAbsentFlags = TP_MNTF_MATERIALIZE_DIR | TP_MNTF_MATERIALIZE_FILE | TP_MNTF_MASK_ABSENT;
+constexpr uint32_t kImpliedFlags = TP_MNTF_PLACEHOLDER | TP_MNTF_GIT | TP_MNTF_LINK_TARGET;
 constexpr uint32_t kAllMountFlags =
-    TP_MNTF_RDONLY | kAbsentFlags | TP_MNTF_OPTIONAL | TP_MNTF_REQUIRED | TP_MNTF_CREDENTIALS;
+    TP_MNTF_RDONLY | kAbsentFlags | TP_MNTF_OPTIONAL | TP_MNTF_REQUIRED | TP_MNTF_CREDENTIALS | kImpliedFlags;
 constexpr uint64_t kFileOnlyRights = TP_LL_FS_EXECUTE | TP_LL_FS_READ_FILE;
 
 std::string hex(uint64_t v)
@@ -122,7 +123,8 @@ bool is_writable_mount(const MountStep &s)
 class Verifier {
 public:
     Verifier(const Policy &policy, const LowerOptions &options)
-        : policy_(policy), trie_(build_fs_trie(policy, options.plan_path))
+        : policy_(policy),
+          trie_(build_fs_trie(policy, options.plan_path, options.host != nullptr ? options.host : &real_host()))
     {
     }
 
@@ -231,9 +233,11 @@ private:
     {
         for (size_t i = 0; i < mounts_.size(); i++) {
             const MountStep &m = mounts_[i];
-            const bool bad_source = m.op == TP_MNT_BIND ? !is_normalised(m.source)
-                                    : m.op == TP_MNT_SYMLINK ? m.source.empty()
-                                                             : !m.source.empty();
+            const bool bad_source = m.op == TP_MNT_BIND || (m.flags & TP_MNTF_LINK_TARGET) != 0
+                                        ? !is_normalised(m.source)
+                                    : m.op == TP_MNT_SYMLINK           ? m.source.empty()
+                                    : (m.flags & TP_MNTF_PLACEHOLDER) != 0 ? false
+                                                                       : !m.source.empty();
             if (!is_normalised(m.path) || (!m.anchor.empty() && !is_normalised(m.anchor)) || bad_source)
                 return "mount step " + std::to_string(i) + " has a path, source or anchor that is not absolute "
                        "and normalised: " + m.path;
@@ -297,6 +301,12 @@ private:
                 return where + ": RDONLY on a step that is not a BIND";
             if ((m.flags & TP_MNTF_CREDENTIALS) != 0 && m.op != TP_MNT_TMPFS)
                 return where + ": CREDENTIALS on a step that is not a TMPFS";
+            if ((m.flags & kImpliedFlags) != 0 && (m.op != TP_MNT_WRITE_DENY || m.anchor.empty()))
+                return where + ": PLACEHOLDER, GIT or LINK_TARGET on a step that is no write deny in a writable root";
+            if ((m.flags & TP_MNTF_PLACEHOLDER) != 0 && (absent & ~TP_MNTF_MASK_ABSENT) == 0)
+                return where + ": PLACEHOLDER without MATERIALIZE_DIR or MATERIALIZE_FILE";
+            if ((m.flags & TP_MNTF_PLACEHOLDER) != 0 && (m.flags & TP_MNTF_LINK_TARGET) != 0)
+                return where + ": PLACEHOLDER and LINK_TARGET both use the source";
         }
         return "";
     }

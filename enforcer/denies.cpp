@@ -75,7 +75,7 @@ void mask_first_missing(const mount_tree *t, const tp_mount *m, const anchored &
             close(fd);
         return;
     }
-    report_synthetic_mountpoint(a.anchor, arena_strndup(a.rel, r.prefix_len), st.st_dev, st.st_ino);
+    report_synthetic_mountpoint(a.anchor, arena_strndup(a.rel, r.prefix_len), st.st_dev, st.st_ino, 0);
     mask_with_devnull(t, m, fd);
     close(fd);
 }
@@ -165,6 +165,79 @@ void materialize_one(const mount_tree *t, const tp_mount *m)
     close(a.fd);
 }
 
+/* The symlink-free path below the anchor of an absent placeholder target whose directory
+ * exists (reached directly, or through symlinks that stay beneath the anchor); NULL when the
+ * target exists or more than its last component is missing (the step then masks that). */
+const char *placeholder_path(const anchored &a)
+{
+    walk_result r = walk_beneath(a.fd, a.rel);
+    const char *rel = nullptr;
+    if (r.end == WALK_MISSING && a.rel[r.prefix_len] == '\0') {
+        rel = a.rel;
+    } else if (r.end == WALK_SYMLINK) {
+        followed_path f = follow_beneath(a.fd, a.rel);
+        const char *slash = f.end == FOLLOW_MISSING ? strrchr(f.path, '/') : nullptr;
+        if (f.end == FOLLOW_MISSING && f.existing_len == (slash ? (size_t)(slash - f.path) : 0))
+            rel = f.path;
+    }
+    if (r.fd >= 0)
+        close(r.fd);
+    return rel;
+}
+
+/* `name` in `dir`, new, holding `content`: an O_PATH-able fd, or -1 with nothing left. */
+int make_placeholder_file(int dir, const char *name, const char *content, size_t len)
+{
+    int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, content, len) == (ssize_t)len)
+        return fd;
+    int err = errno;
+    close(fd);
+    unlinkat(dir, name, 0);  /* a short placeholder (an empty commondir) would break git */
+    errno = err ? err : EIO;
+    return -1;
+}
+
+int make_placeholder_dir(int dir, const char *name)
+{
+    if (mkdirat(dir, name, 0755) != 0)
+        return -1;
+    return openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Makes an absent TP_MNTF_PLACEHOLDER target for the run, before the steps: what git reads
+ * as absent, reported so that the supervisor removes it afterwards if it is unchanged. The
+ * step then binds it read-only like any existing target. */
+void make_placeholder(const mount_tree *t, const tp_mount *m, uint32_t index)
+{
+    anchored a = open_anchor(t, m, t->host_root);
+    if (a.fd < 0) {
+        step_failed(t, m, "placeholder: its writable root", errno);
+        return;
+    }
+    const char *rel = placeholder_path(a);
+    if (rel != nullptr) {
+        const char *slash = strrchr(rel, '/');
+        const char *name = slash ? slash + 1 : rel;
+        int dir = slash ? open_beneath(a.fd, arena_strndup(rel, (size_t)(slash - rel)), O_PATH | O_DIRECTORY, 0)
+                        : fcntl(a.fd, F_DUPFD_CLOEXEC, 3);
+        int made = dir < 0                                  ? -1
+                   : (m->flags & TP_MNTF_MATERIALIZE_DIR) ? make_placeholder_dir(dir, name)
+                                                          : make_placeholder_file(dir, name, tp_plan_str(t->ctx->plan,
+                                                                                  m->source), m->source.len);
+        struct stat st;
+        if (made < 0 || fstat(made, &st) != 0)
+            step_failed(t, m, "placeholder", errno);
+        else
+            report_synthetic_mountpoint(a.anchor, rel, st.st_dev, st.st_ino, index + 1);
+        if (made >= 0)
+            close(made);
+        if (dir >= 0)
+            close(dir);
+    }
+    close(a.fd);
+}
+
 /* Under --strict, a deny through a symlink that cannot be followed refuses before
  * materialize changes the host. */
 void check_before_materialize(const mount_tree *t, const tp_mount *m)
@@ -230,7 +303,11 @@ void materialize_targets(mount_tree *t)
     for (uint32_t i = 0; i < plan->mount_count; i++) {
         const tp_mount *m = &plan->mounts[i];
         bool deny = m->op == TP_MNT_WRITE_DENY || m->op == TP_MNT_MASK || m->op == TP_MNT_PIN;
-        if (deny && m->anchor.len != 0 && (m->flags & (TP_MNTF_MATERIALIZE_DIR | TP_MNTF_MATERIALIZE_FILE)))
+        if (!deny || m->anchor.len == 0)
+            continue;
+        if (m->flags & TP_MNTF_PLACEHOLDER)
+            make_placeholder(t, m, i);
+        else if (m->flags & (TP_MNTF_MATERIALIZE_DIR | TP_MNTF_MATERIALIZE_FILE))
             materialize_one(t, m);
     }
 }
@@ -248,4 +325,25 @@ void step_write_deny(mount_tree *t, const tp_mount *m)
 void step_mask(mount_tree *t, const tp_mount *m)
 {
     run_deny(t, m, mask_existing);
+}
+
+void note_git_protections(const mount_tree *t)
+{
+    const tp_plan *plan = t->ctx->plan;
+    const char *noted = nullptr;
+    for (uint32_t i = 0; i < plan->mount_count; i++) {
+        const tp_mount *m = &plan->mounts[i];
+        if (!(m->flags & TP_MNTF_GIT))
+            continue;
+        const char *path = step_path(t, m);
+        const char *slash = strrchr(path, '/');
+        const char *gitdir = arena_strndup(path, (size_t)(slash - path));
+        if (noted != nullptr && strcmp(noted, gitdir) == 0)
+            continue;
+        noted = gitdir;
+        note("%s: config, commondir, config.worktree and worktrees/ are read-only like its hooks, so that git runs "
+             "nothing the sandbox wrote; here git config, git remote add, git branch -u and git worktree add fail "
+             "(\"could not write config file ...: Device or resource busy\", \"could not create directory of "
+             "...worktrees/...: Read-only file system\")", gitdir);
+    }
 }

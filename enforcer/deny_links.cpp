@@ -14,11 +14,20 @@
  *    target; otherwise the symlinks met are masked and a warning says what is not protected.
  * Symlink masks are deferred until every step has run: a later step whose path crosses the
  * same symlink must still be able to follow it.
+ *
+ * The symlinks directly in a write-denied directory (a hook linked into the workspace:
+ * hooks/post-checkout -> ../../scripts/post-checkout) are the other way round: the
+ * symlink is read-only, where it leads is not. The compiler protects each target it saw
+ * (TP_MNTF_LINK_TARGET steps); protect_link_targets re-checks them all after the last step.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "arena.h"
@@ -141,7 +150,97 @@ void protect_followed(mount_tree *t, const tp_mount *m, const char *anchor, cons
     close(fd);
 }
 
+/* ---- symlinks in a write-denied directory, re-checked at start ---- */
+
+struct dirent64 {
+    uint64_t ino;
+    int64_t off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[];
+};
+
+bool on_writable_mount(int fd)
+{
+    struct statfs sfs;
+    return fstatfs(fd, &sfs) == 0 && !(sfs.f_flags & ST_RDONLY);
+}
+
+void bind_read_only(mount_tree *t, const tp_mount *m, int fd, const char *)
+{
+    bind_onto_itself(t, m, fd, kReadOnlyBind);
+}
+
+/* The symlink `rel` (below the anchor) in the write-denied directory of step `m`: where it
+ * leads must not be writable. The plan protects where it led at compile time; one added or
+ * repointed since is protected here like a deny through it (its directories pinned), or,
+ * when that is impossible (it dangles, or leaves the writable root), refused under --strict
+ * and warned about otherwise. */
+void check_link(mount_tree *t, const tp_mount *m, const anchored &a, const char *rel)
+{
+    const char *link = below_anchor(a.anchor, rel);
+    int obj = open_in_root(t->root, link, O_PATH);
+    if (obj < 0 && errno != ENOENT)
+        return;  /* ENOTDIR, ELOOP, EACCES: nothing the sandbox can create there */
+    bool writable = obj < 0 || on_writable_mount(obj);
+    if (obj >= 0)
+        close(obj);
+    if (!writable)
+        return;
+    followed_path f = follow_beneath(a.fd, rel);
+    if (f.end == FOLLOW_FOUND) {
+        protect_followed(t, m, a.anchor, f, bind_read_only);
+        note("%s: the symlink %s leads to %s, which the plan does not protect (changed since it was compiled): "
+             "made read-only for this run", mount_step_label(m), link, below_anchor(a.anchor, f.path));
+        return;
+    }
+    char origin[64];
+    origin_text(m->origin.line, m->origin.col, origin, sizeof origin);
+    if (must_not_degrade(t->ctx, mount_step_required(t->ctx->plan, m)))
+        refuse("%s %s%s: the symlink %s leads where the sandbox can write and cannot be protected (it dangles or "
+               "leaves the writable root); recompile the policy, or run without --strict to degrade",
+               mount_step_label(m), step_path(t, m), origin, link);
+    warn("%s %s%s: the symlink %s leads where the sandbox can write and cannot be protected (it dangles or leaves "
+         "the writable root)", mount_step_label(m), step_path(t, m), origin, link);
+}
+
+/* Each symlink directly in `dir`, the step's target (a.rel below the anchor). */
+void check_links_in(mount_tree *t, const tp_mount *m, const anchored &a, int dir)
+{
+    char buf[4096];
+    long n;
+    while ((n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0)
+        for (long off = 0; off < n;) {
+            const dirent64 *d = (const dirent64 *)(buf + off);
+            off += d->reclen;
+            if (d->type == DT_LNK)
+                check_link(t, m, a, a.rel[0] ? arena_concat3(a.rel, "/", d->name) : arena_strdup(d->name));
+        }
+}
+
 }  // namespace
+
+void protect_link_targets(mount_tree *t)
+{
+    const tp_plan *plan = t->ctx->plan;
+    for (uint32_t i = 0; i < plan->mount_count; i++) {
+        const tp_mount *m = &plan->mounts[i];
+        if (m->op != TP_MNT_WRITE_DENY || m->anchor.len == 0 || (m->flags & (TP_MNTF_GIT | TP_MNTF_LINK_TARGET)))
+            continue;
+        anchored a = open_anchor(t, m, t->root);
+        if (a.fd < 0)
+            continue;
+        walk_result r = walk_beneath(a.fd, a.rel);
+        int dir = r.end == WALK_FOUND ? openat(r.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+        if (dir >= 0) {
+            check_links_in(t, m, a, dir);
+            close(dir);
+        }
+        if (r.fd >= 0)
+            close(r.fd);
+        close(a.fd);
+    }
+}
 
 void deny_through_symlink(mount_tree *t, const tp_mount *m, const anchored &a, protect_fn protect)
 {

@@ -8,8 +8,13 @@ void materialize_targets(mount_tree *t);
 void step_pin(mount_tree *t, const tp_mount *m);
 void step_write_deny(mount_tree *t, const tp_mount *m);
 void step_mask(mount_tree *t, const tp_mount *m);
-/* deny_links.cpp: after the last step, masks the symlinks the deny steps met. */
+/* deny_links.cpp: after the last step, masks the symlinks the deny steps met, and protects
+ * where each symlink directly in a write-denied directory leads. */
 void mask_symlinks_met(mount_tree *t);
+void protect_link_targets(mount_tree *t);
+
+/* denies.cpp: one note per git directory whose code-running files the plan protects. */
+void note_git_protections(const mount_tree *t);
 
 /* devfs.cpp: the kernel filesystems the sandbox gets fresh instances of. */
 void capture_dev_nodes(int (&fds)[kDevNodeCount]);

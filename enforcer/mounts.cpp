@@ -204,7 +204,9 @@ void mounts_build(mount_tree *t)
     for (uint32_t i = 0; i < t->ctx->plan->mount_count; i++)
         run_step(t, i);
     reach_report_moot(t->ctx);
+    protect_link_targets(t);
     mask_symlinks_met(t);
+    note_git_protections(t);
     seal_tmpfs(t);
     protect_running_plan(t);
     protect_effect_log(t);

@@ -18,7 +18,7 @@ constexpr size_t kMaxPayload = 4097;  /* a path of TP_MAX_PATH bytes and its NUL
 
 enum record_kind : uint32_t {
     RECORD_FAILURE = 'F',    /* a = the message; the sandbox side exits with `code` */
-    RECORD_SYNTHETIC = 'S'   /* a = anchor, b = path below it; dev, ino of the file */
+    RECORD_SYNTHETIC = 'S'   /* a = anchor, b = path below it; dev, ino of the file; code = its step */
 };
 
 struct record_header {
@@ -122,6 +122,7 @@ void keep_synthetic(sandbox_outcome *out, const record_header &h, const char *pa
     s->rel = strings + h.len_a + 1;
     s->dev = (dev_t)h.dev;
     s->ino = (ino_t)h.ino;
+    s->step = (uint32_t)h.code;
     s->next = out->synthetic;
     out->synthetic = s;
 }
@@ -180,12 +181,12 @@ int report_fd()
     return g_status_fd;
 }
 
-void report_synthetic_mountpoint(const char *anchor, const char *rel, dev_t dev, ino_t ino)
+void report_synthetic_mountpoint(const char *anchor, const char *rel, dev_t dev, ino_t ino, uint32_t step)
 {
     size_t la = strlen(anchor), lb = strlen(rel);
     if (g_status_fd < 0 || la >= kMaxPayload || lb >= kMaxPayload)
         return;
-    record_header h = {RECORD_SYNTHETIC, 0, (uint64_t)dev, (uint64_t)ino, (uint32_t)la, (uint32_t)lb};
+    record_header h = {RECORD_SYNTHETIC, (int)step, (uint64_t)dev, (uint64_t)ino, (uint32_t)la, (uint32_t)lb};
     send_record(h, anchor, rel);
 }
 

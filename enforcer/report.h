@@ -36,8 +36,9 @@ void report_to_supervisor(int fd);
 int report_fd();
 
 /* Sandbox side: a synthetic mountpoint `anchor`/`rel` (device, inode) was created; the
- * supervisor removes it after the run if it is still that empty regular file. */
-void report_synthetic_mountpoint(const char *anchor, const char *rel, dev_t dev, ino_t ino);
+ * supervisor removes it after the run if it is still what was made (synthetic.h): an empty
+ * regular file for `step` 0, else the placeholder of plan step `step` - 1. */
+void report_synthetic_mountpoint(const char *anchor, const char *rel, dev_t dev, ino_t ino, uint32_t step);
 
 /* Supervisor side: one synthetic mountpoint reported by the sandbox. */
 struct synthetic_mountpoint {
@@ -45,6 +46,7 @@ struct synthetic_mountpoint {
     const char *rel;
     dev_t dev;
     ino_t ino;
+    uint32_t step;  /* 0: an empty file masked with /dev/null; else 1 + the placeholder's step */
     synthetic_mountpoint *next;
 };
 

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define TP_MAGIC "TARTPLAN"          /* 8 bytes, no NUL in the file */
-#define TP_FORMAT_VERSION 6u
+#define TP_FORMAT_VERSION 7u
 #define TP_ARCH_X86_64 0xC000003Eu   /* AUDIT_ARCH_X86_64 */
 
 /* Hard limits: the reader refuses plans beyond them, so no count is unbounded. */
@@ -166,10 +166,19 @@ enum tp_mount_flag {
     TP_MNTF_OPTIONAL          = 1u << 4,  /* BIND: source absent, other ops: target absent -> skip
                                              the step (e.g. /lib64 on some hosts) */
     TP_MNTF_REQUIRED          = 1u << 5,  /* the guarantee may not degrade */
-    TP_MNTF_CREDENTIALS       = 1u << 6   /* TMPFS only: the run's credentials directory
+    TP_MNTF_CREDENTIALS       = 1u << 6,  /* TMPFS only: the run's credentials directory
                                              (TP_CREDENTIALS_DIR): the broker token is written
                                              into it as TP_BROKER_TOKEN_FILE (0400), then the
                                              tmpfs is made read-only */
+    TP_MNTF_PLACEHOLDER       = 1u << 7,  /* WRITE_DENY with MATERIALIZE_DIR or _FILE: the absent
+                                             target is made for the run only (a file holding
+                                             `source`), when its parent exists (else as
+                                             MASK_ABSENT), and removed after the run if it is
+                                             still exactly what was made */
+    TP_MNTF_GIT               = 1u << 8,  /* WRITE_DENY: a file through which git runs code,
+                                             implied by a write deny on the repository's hooks */
+    TP_MNTF_LINK_TARGET       = 1u << 9   /* WRITE_DENY: where a symlink in a write-denied
+                                             directory leads; `source` names that symlink */
 };
 /* Where the agent finds the broker's token (systemd's $CREDENTIALS_DIRECTORY convention). */
 #define TP_CREDENTIALS_DIR "/run/credentials/tartaros"

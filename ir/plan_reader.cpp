@@ -63,7 +63,7 @@ using namespace tp_reader;
 /* Known bits of each flag word; anything else in a plan is refused. */
 constexpr uint64_t kKnownFeatures = (1u << 11) - 1;           /* TP_FEAT_USERNS..MOUNT_API */
 constexpr uint32_t kKnownNamespaces = (1u << 7) - 1;          /* TP_NS_USER..CGROUP */
-constexpr uint32_t kKnownMountFlags = (1u << 7) - 1;          /* TP_MNTF_RDONLY..CREDENTIALS */
+constexpr uint32_t kKnownMountFlags = (1u << 10) - 1;         /* TP_MNTF_RDONLY..LINK_TARGET */
 constexpr uint64_t kKnownLandlockNet = (1u << 2) - 1;         /* BIND_TCP, CONNECT_TCP */
 constexpr uint64_t kKnownLandlockScopes = (1u << 2) - 1;      /* ABSTRACT_UNIX_SOCKET, SIGNAL */
 constexpr uint32_t kKnownExecFlags = TP_EXEC_INHERIT_ENV;
@@ -362,6 +362,12 @@ int check_mount(const Ctx &c, const tp_mount &m, uint32_t i)
         return -1;
     if (m.op == TP_MNT_SYMLINK && m.source.len == 0)
         return fail(c, "mount %u: symlink has no target", i);
+    if ((m.flags & (TP_MNTF_PLACEHOLDER | TP_MNTF_GIT | TP_MNTF_LINK_TARGET)) && m.op != TP_MNT_WRITE_DENY)
+        return fail(c, "mount %u: placeholder, git or link-target flag on a step that is not a write deny", i);
+    if ((m.flags & TP_MNTF_PLACEHOLDER) && !(m.flags & (TP_MNTF_MATERIALIZE_DIR | TP_MNTF_MATERIALIZE_FILE)))
+        return fail(c, "mount %u: a placeholder that is neither a directory nor a file", i);
+    if ((m.flags & TP_MNTF_LINK_TARGET) && check_path(c, m.source, "mount", i, "source") != 0)
+        return -1;
     if (m.anchor.len != 0 && check_path(c, m.anchor, "mount", i, "anchor") != 0)
         return -1;
     return 0;

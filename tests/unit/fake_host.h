@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "lower_fs.h"
 
@@ -12,6 +13,7 @@ class FakeHost final : public HostView {
 public:
     std::map<std::string, HostKind> kinds;
     std::map<std::string, std::string> links;
+    std::map<std::string, std::vector<std::string>> dirs;  // names listed by entries()
 
     HostKind kind(const std::string &path) const override
     {
@@ -22,6 +24,11 @@ public:
     {
         auto it = links.find(path);
         return it == links.end() ? "" : it->second;
+    }
+    std::vector<std::string> entries(const std::string &path) const override
+    {
+        auto it = dirs.find(path);
+        return it == dirs.end() ? std::vector<std::string>{} : it->second;
     }
 };
 

@@ -24,6 +24,9 @@ constexpr uint32_t RO = TP_MNTF_RDONLY;
 constexpr uint32_t MASK_ABSENT = TP_MNTF_MASK_ABSENT;
 constexpr uint32_t MAT_DIR = TP_MNTF_MATERIALIZE_DIR;
 constexpr uint32_t MAT_FILE = TP_MNTF_MATERIALIZE_FILE;
+// A git file beside a write-denied .git/hooks (implied_denies.h), made for the run if absent.
+constexpr uint32_t GIT_FILE = TP_MNTF_REQUIRED | TP_MNTF_GIT | TP_MNTF_PLACEHOLDER | TP_MNTF_MATERIALIZE_FILE;
+constexpr uint32_t GIT_DIR = TP_MNTF_REQUIRED | TP_MNTF_GIT | TP_MNTF_PLACEHOLDER | TP_MNTF_MATERIALIZE_DIR;
 constexpr uint64_t READ = kReadRights;
 constexpr uint64_t WRITE = kWriteRights;
 constexpr uint64_t DIR = TP_LL_FS_READ_DIR;
@@ -138,6 +141,7 @@ TEST_CASE("lower: a workspace policy in scope all")
 {
     FakeHost host;
     host.kinds["/w/.git/config"] = HostKind::File;  // exists: no effect without materialize
+    host.kinds["/w/.git"] = HostKind::Directory;     // a repository: its git files are protected too
     Lowered l;
     lower(l, workspace_policy(), host);
     check_list(l.steps, {
@@ -149,8 +153,11 @@ TEST_CASE("lower: a workspace policy in scope all")
                             {TP_MNT_MASK, "/run", REQ | OPT},  // implied: host unix sockets
                             {TP_MNT_BIND, "/w", 0, "/w"},
                             {TP_MNT_PIN, "/w/.git", REQ | OPT, "", "/w"},
+                            {TP_MNT_WRITE_DENY, "/w/.git/commondir", GIT_FILE, ".\n", "/w"},
                             {TP_MNT_WRITE_DENY, "/w/.git/config", REQ | MASK_ABSENT, "", "/w"},
+                            {TP_MNT_WRITE_DENY, "/w/.git/config.worktree", GIT_FILE, "", "/w"},
                             {TP_MNT_WRITE_DENY, "/w/.git/hooks", REQ | MASK_ABSENT, "", "/w"},
+                            {TP_MNT_WRITE_DENY, "/w/.git/worktrees", GIT_DIR, "", "/w"},
                         });
     std::vector<Rule> want = {
         {TP_LL_EXPAND, "/", READ, 0, "home/run"},

@@ -448,7 +448,7 @@ TEST_CASE("plan reader: header damage")
     SUBCASE("wrong version")
     {
         expect_refused_after(bytes, offsetof(tp_header, format_version), 1,
-                             "plan format version 1, this reader supports only 6");
+                             "plan format version 1, this reader supports only 7");
     }
     SUBCASE("wrong header size")
     {
@@ -525,7 +525,7 @@ TEST_CASE("plan reader: record fields out of range are refused")
 
     expect_refused_after(bytes, mounts + offsetof(tp_mount, op), 0, "mount 0: unknown operation 0");
     expect_refused_after(bytes, mounts + offsetof(tp_mount, op), TP_MNT_TMPFS + 1, "mount 0: unknown operation 11");
-    expect_refused_after(bytes, mounts + offsetof(tp_mount, flags), 1u << 7, "mount 0: unknown flags 0x80");
+    expect_refused_after(bytes, mounts + offsetof(tp_mount, flags), 1u << 10, "mount 0: unknown flags 0x400");
     std::vector<uint8_t> no_source = bytes;
     put_u32(no_source, mounts + sizeof(tp_mount) + offsetof(tp_mount, source) + offsetof(tp_str, len), 0);
     expect_refused_after(no_source, mounts + sizeof(tp_mount) + offsetof(tp_mount, source) + offsetof(tp_str, off), 0,

@@ -313,5 +313,5 @@ TEST_CASE("syscall rules plan: the same policy gives the same bytes, and no rule
     REQUIRE(r.rc == 0);
     CHECK(r.plan.source_count == 0);
     CHECK(r.plan.syscall_rule_count == 0);
-    CHECK(get_u32(c.bytes, offsetof(tp_header, format_version)) == 6);
+    CHECK(get_u32(c.bytes, offsetof(tp_header, format_version)) == 7);
 }

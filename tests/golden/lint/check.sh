@@ -27,7 +27,7 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 # Internal errors, a file lint refuses before reading it, the current directory removed, and
 # notes (lint never prints them).
-kUntriggerable="unreadable-policy unresolvable-policy-dir plan-size seccomp-build plan-verification mount-only private-tmp-hides broker-env-stripped"
+kUntriggerable="unreadable-policy unresolvable-policy-dir plan-size seccomp-build plan-verification mount-only private-tmp-hides broker-env-stripped git-files-protected symlink-target-protected"
 # Cases whose bad example needs a symlink, a plan or an including file next to the policy, or
 # is abridged in the docs (256 rules).
 kNeedsFiles="symlink-in-path plan-writable policy-writable include-cycle syscall-rule-count"
