@@ -14,6 +14,7 @@
 #include "explain_limits.h"
 #include "explain_net.h"
 #include "json_text.h"
+#include "paths.h"
 #include "plan_origin.h"
 #include "plan_reader.h"
 
@@ -61,6 +62,9 @@ constexpr NamedBit kMountFlags[] = {
     {TP_MNTF_OPTIONAL, "optional"},
     {TP_MNTF_REQUIRED, "required"},
     {TP_MNTF_CREDENTIALS, "credentials"},
+    {TP_MNTF_PLACEHOLDER, "placeholder"},
+    {TP_MNTF_GIT, "git"},
+    {TP_MNTF_LINK_TARGET, "link_target"},
 };
 
 // Rights that let a process change what lies beneath a directory.
@@ -150,6 +154,7 @@ private:
     bool landlock_grants_write_over(std::string_view path) const;
     bool has_step_at(std::string_view path) const;
     std::vector<std::string> mount_notes(const tp_mount &m) const;
+    void add_implied_notes(const tp_mount &m, std::vector<std::string> &notes) const;
     std::vector<std::string> rule_notes(const tp_landlock_path &r) const;
     std::string namespaces_note() const;
     std::string landlock_note() const;
@@ -175,17 +180,14 @@ private:
 constexpr const char *kHardening =
     "inherited file descriptors closed, PR_SET_PDEATHSIG, no_new_privs, every capability dropped";
 
-// The terminal may only be shared while TIOCSTI is blocked, which only the hardening does.
+// The same for every plan: what the enforcer does with the session and fds 0-2 (stdio_fds.h).
 std::string Explainer::process_note() const
 {
-    const bool harden = p_.seccomp != nullptr && (p_.seccomp->profile & TP_SC_HARDEN) != 0;
-    const std::string session =
-        harden ? "the caller's session, for job control, when stdin is a terminal in the caller's foreground and "
-                 "the seccomp hardening (its TIOCSTI block) is loaded; otherwise a session of its own (no "
-                 "controlling terminal, so no TIOCSTI into the caller's)"
-               : "a session of its own (no controlling terminal, so no TIOCSTI into the caller's; without the "
-                 "seccomp hardening it never shares the caller's)";
-    return session + "; " + kHardening;
+    return std::string("a session of its own; fds 0-2 never the caller's: /dev/null reopened in the sandbox's /dev, a "
+                       "file, pipe or socket relayed through a pipe (cannot seek; 2>&1 kept as one pipe), the caller's "
+                       "terminal relayed through a pseudo-terminal of the sandbox's own devpts (job control; Ctrl-Z "
+                       "stops the run); ") +
+           kHardening;
 }
 
 // A mask or the private tmpfs at exactly `path`.
@@ -207,6 +209,32 @@ bool Explainer::landlock_grants_write_over(std::string_view path) const
             return true;
     }
     return false;
+}
+
+// Why the compiler added a write deny the policy does not name, and what an absent
+// target becomes (TP_MNTF_GIT, _PLACEHOLDER, _LINK_TARGET).
+void Explainer::add_implied_notes(const tp_mount &m, std::vector<std::string> &notes) const
+{
+    const std::string path(str(m.path));
+    if (m.flags & TP_MNTF_GIT)
+        notes.emplace_back("implied by write_denies " + parent_directory(path) +
+                           "/hooks: git reads its hooks path, fsmonitor, filters, aliases and drivers from here "
+                           "(config, config.worktree), or finds them where this points (commondir; worktrees/ holds "
+                           "each linked worktree's); in the sandbox git config, git remote add, git branch -u and "
+                           "git worktree add fail");
+    if (m.flags & TP_MNTF_PLACEHOLDER) {
+        const std::string content(str(m.source));
+        const std::string what = (m.flags & TP_MNTF_MATERIALIZE_DIR) ? "an empty directory"
+                                 : content.empty() ? "an empty file"
+                                                   : "a file holding \"" + printable(content) + "\"";
+        notes.emplace_back("if absent at start: made for the run as " + what +
+                           ", which git reads as absent; removed afterwards if still exactly that (left behind if the "
+                           "supervisor is SIGKILLed); with its directory absent, that is masked instead");
+    }
+    if (m.flags & TP_MNTF_LINK_TARGET)
+        notes.emplace_back("implied: the symlink " + std::string(str(m.source)) +
+                           " in a write-denied directory leads here, inside a writable root; the enforcer re-checks "
+                           "the symlinks at start and protects where a changed one leads");
 }
 
 std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
@@ -266,7 +294,8 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
     default:
         break;
     }
-    if (m.flags & (TP_MNTF_MATERIALIZE_DIR | TP_MNTF_MATERIALIZE_FILE))
+    add_implied_notes(m, notes);
+    if ((m.flags & (TP_MNTF_MATERIALIZE_DIR | TP_MNTF_MATERIALIZE_FILE)) && !(m.flags & TP_MNTF_PLACEHOLDER))
         notes.emplace_back(std::string("if absent at start: created as an empty ") +
                            ((m.flags & TP_MNTF_MATERIALIZE_DIR) ? "directory" : "file") +
                            " without following symlinks, and kept afterwards");

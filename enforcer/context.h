@@ -17,6 +17,7 @@ struct plan_identity {
 };
 
 struct run_limits;
+struct stdio_setup;
 
 struct run_ctx {
     const struct tp_plan *plan;
@@ -38,10 +39,10 @@ struct run_ctx {
     bool seccomp;               /* load the plan's seccomp filter */
     bool mediate_connect;       /* mediate the command's connect() calls (mediator.h) */
     bool deny_events;           /* the effect log records denied system calls (deny_events.h) */
-    bool share_terminal;        /* the command stays in the caller's session (init.cpp) */
     bool broker;                /* the credential broker runs: it needs the network namespace
                                    and the mount layer (its credentials directory) */
     run_limits *limits;         /* cgroup, rlimits and timeout of the run (run_limits.h) */
+    stdio_setup *stdio;         /* what the command gets as fds 0-2 (stdio_fds.h) */
 
     struct exit_notice *exit_notice;  /* shared by the supervisor and init; NULL = none */
     int net_channel;  /* init's end of the channel to tartaros-proxy (egress.h); -1 = none */

@@ -13,6 +13,7 @@
 
 #include "mount_steps.h"
 #include "paths.h"
+#include "stdio_fds.h"
 #include "report.h"
 #include "syscalls.h"
 
@@ -82,15 +83,27 @@ bool mount_in_dev(int dev, const char *name, mode_t mode, const char *type, cons
     return ok;
 }
 
+/* The devpts instance init made for the sandbox's terminal (stdio_fds.h), or a new one. */
+bool attach_devpts(int dev, const run_ctx *ctx)
+{
+    int made = ctx->stdio->devpts >= 0 ? ctx->stdio->devpts : new_devpts();
+    bool ok = made >= 0 && mkdirat(dev, "pts", 0755) == 0 && attach_in_dev(made, dev, "pts");
+    int err = errno;
+    if (made >= 0)
+        close(made);
+    ctx->stdio->devpts = -1;
+    errno = err;
+    return ok;
+}
+
 /* Fills the new /dev; returns the name of what failed, or NULL. */
-const char *fill_dev(int dev, captured_source *c)
+const char *fill_dev(int dev, captured_source *c, const run_ctx *ctx)
 {
     for (int i = 0; i < kDevNodeCount; i++) {
         if (c->dev_nodes[i] >= 0 && !bind_dev_node(dev, kDevNodes[i], c->dev_nodes[i]))
             return kDevNodes[i];
     }
-    const fs_option pts_options[] = {{"newinstance", nullptr}, {"ptmxmode", "0666"}, {"mode", "0620"}};
-    if (!mount_in_dev(dev, "pts", 0755, "devpts", pts_options, 3, kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NOEXEC))
+    if (!attach_devpts(dev, ctx))
         return "pts";
     const fs_option shm_options[] = {{"mode", "1777"}};
     if (!mount_in_dev(dev, "shm", 0755, "tmpfs", shm_options, 1, kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV))
@@ -102,6 +115,12 @@ const char *fill_dev(int dev, captured_source *c)
 }
 
 }  // namespace
+
+int new_devpts()
+{
+    const fs_option options[] = {{"newinstance", nullptr}, {"ptmxmode", "0666"}, {"mode", "0620"}};
+    return new_filesystem("devpts", options, 3, kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NOEXEC);
+}
 
 void capture_dev_nodes(int (&fds)[kDevNodeCount])
 {
@@ -123,7 +142,7 @@ void step_dev(mount_tree *t, const tp_mount *m, captured_source *c)
         return;
     }
     register_tmpfs(t, path, dev, true);
-    const char *failed = fill_dev(dev, c);
+    const char *failed = fill_dev(dev, c, t->ctx);
     if (failed != nullptr) {
         char what[64];
         strcpy(what, "/dev/");

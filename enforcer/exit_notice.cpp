@@ -46,11 +46,18 @@ void exit_notice_post(exit_notice *n, int code)
     __atomic_store_n(&n->posted, 1u, __ATOMIC_RELEASE);
 }
 
-bool exit_notice_wait(exit_notice *n, int *code)
+void exit_notice_poke(exit_notice *n)
+{
+    if (n != nullptr)
+        raw_futex_wake(&n->futex);
+}
+
+bool exit_notice_wait(exit_notice *n, int *code, void (*woken)())
 {
     if (n == nullptr || !__atomic_load_n(&n->armed, __ATOMIC_ACQUIRE))
         return false;
     for (;;) {
+        woken();
         uint32_t v = __atomic_load_n(&n->futex, __ATOMIC_ACQUIRE);
         if (v & kuapi::FUTEX_OWNER_DIED)
             break;

@@ -23,6 +23,10 @@ void exit_notice_arm(exit_notice *n);
 /* Init, just before it exits: the command's exit code. */
 void exit_notice_post(exit_notice *n, int code);
 
-/* Supervisor, once the command has been executed: blocks until init exits. True with *code
- * when init posted one; false when the notice was never armed or init died without posting. */
-bool exit_notice_wait(exit_notice *n, int *code);
+/* Init: wakes the supervisor's wait without exiting (the command stopped, stdio_fds.h). */
+void exit_notice_poke(exit_notice *n);
+
+/* Supervisor, once the command has been executed: blocks until init exits, calling `woken`
+ * (raw calls only) first and each time init pokes. True with *code when init posted one;
+ * false when the notice was never armed or init died without posting. */
+bool exit_notice_wait(exit_notice *n, int *code, void (*woken)());

@@ -26,6 +26,7 @@
 #include "run_limits.h"
 #include "secrets.h"
 #include "signals.h"
+#include "stdio_fds.h"
 
 namespace {
 
@@ -46,17 +47,12 @@ void wait_for_release(int fd)
 }
 
 /* A new session without a controlling terminal (bubblewrap's --new-session), made by init
- * so the command inherits it: TIOCSTI on the caller's terminal then fails with EPERM, and
- * the terminal's signals (Ctrl-C) reach only the supervisor's process group, so the command
- * gets each one exactly once, forwarded supervisor -> init -> command. The command keeps
- * the terminal as its stdin/stdout/stderr.
- * Unless the command needs the terminal (preflight: it is the caller's, in the foreground):
- * then it stays in the caller's session and process group, so an interactive shell has job
- * control, the terminal's signals reach it directly, and the seccomp filter's TIOCSTI and
- * TIOCLINUX refusal (which preflight requires for this) keeps input injection out. */
-void leave_terminal_session(const run_ctx *ctx)
+ * so the command inherits it: the caller's terminal is never the sandbox's (stdio_fds.h), and
+ * signals sent to the supervisor reach the command once, forwarded supervisor -> init ->
+ * command. With a pseudo-terminal the command makes a session of its own on it. */
+void leave_terminal_session()
 {
-    if (!ctx->share_terminal && setsid() < 0)
+    if (setsid() < 0)
         fail(EXIT_STARTUP, "cannot start a new session: setsid: %s", strerror(errno));
 }
 
@@ -173,9 +169,13 @@ void watch_for_supervisor_death(const run_ctx *ctx)
             _exit(128 + SIGKILL);
         }
         int status = 0;
-        pid_t pid = waitpid(-1, &status, 0);
+        pid_t pid = waitpid(-1, &status, WUNTRACED);
         if (pid < 0 && errno == EINTR)
             continue;
+        if (pid == command && WIFSTOPPED(status)) {
+            stdio_command_stopped(ctx);
+            continue;
+        }
         if (pid < 0)
             _exit(EXIT_STARTUP);  /* ECHILD: cannot happen while the command is our child */
         if (pid == command) {
@@ -205,9 +205,10 @@ void init_main(run_ctx *ctx, int release_fd, int status_fd)
     report_to_supervisor(status_fd);
     exit_notice_arm(ctx->exit_notice);
     enter_cgroup_namespace(ctx);
-    leave_terminal_session(ctx);
+    leave_terminal_session();
     if (!ctx->pid_ns)
         prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    stdio_open_terminal(ctx);
     command_launch launch = launch_early(ctx);
     const char *cwd = working_directory();
     mount_tree *tree = ctx->mount_layer ? mounts_capture(ctx) : nullptr;
@@ -216,6 +217,7 @@ void init_main(run_ctx *ctx, int release_fd, int status_fd)
         mounts_build(tree);
         return_to(cwd);
     }
+    stdio_install(ctx);
     if (ctx->log_path != nullptr) {
         size_t token_len = 0;
         const char *token = secrets_token(&token_len);
@@ -234,7 +236,7 @@ void init_main(run_ctx *ctx, int release_fd, int status_fd)
     report_to_supervisor(-1);
     /* The channel stays open while init lives: its end tells the proxy the run is over. */
     close_fds_except(ctx->net_channel, -1);
-    signals_forward_to(command, FORWARD_FROM_INIT, ctx->share_terminal);
+    signals_forward_to(command, FORWARD_FROM_INIT);
     drop_capabilities(false);
     reap_until_exit(ctx, command, ctx->exit_notice);
 }

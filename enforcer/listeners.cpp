@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fd_passing.h"
 #include "net_channel.h"
 #include "netns.h"
 #include "raw.h"
@@ -115,23 +116,7 @@ int g_factory_channel;
 void factory_answer(int channel)
 {
     long fd = raw_syscall4(SYS_socket, AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, 0);
-    uint8_t status = fd < 0 ? (uint8_t)-fd : 0;
-    struct iovec iov = {&status, 1};
-    alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    struct msghdr msg = {};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    if (fd >= 0) {
-        msg.msg_control = control;
-        msg.msg_controllen = sizeof control;
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        int sent = (int)fd;
-        memcpy(CMSG_DATA(cm), &sent, sizeof sent);  /* a builtin: no libc call */
-    }
-    raw_syscall4(SYS_sendmsg, channel, (long)&msg, MSG_NOSIGNAL, 0);
+    raw_send_fd(channel, (int)fd, fd < 0 ? (char)-fd : 0);
     if (fd >= 0)
         raw_close((int)fd);
 }

@@ -27,6 +27,7 @@
 #include "deny_events.h"
 #include "effect_log.h"
 #include "exec_events.h"
+#include "fd_passing.h"
 #include "kuapi.h"
 #include "raw.h"
 #include "text_append.h"
@@ -114,24 +115,8 @@ long answer(int listener, const kuapi::seccomp_notif &n, const char **refusal, u
 /* The listener, as the command sends it over the hand-off; -1 if it never comes. */
 int receive_listener(int handoff)
 {
-    char byte = 0;
-    struct iovec iov = {&byte, 1};
-    alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    struct msghdr msg = {};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
     long n;
-    do
-        n = rsys(SYS_recvmsg, handoff, (long)&msg, MSG_CMSG_CLOEXEC);
-    while (n == -EINTR);
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-    if (n != 1 || cm == nullptr || cm->cmsg_type != SCM_RIGHTS)
-        return -1;
-    int fd;
-    memcpy(&fd, CMSG_DATA(cm), sizeof fd);  /* touches nothing but its arguments */
-    return fd;
+    return raw_recv_fd(handoff, 0, &n);
 }
 
 /* Only CAP_SYS_PTRACE (over the command, for pidfd_getfd and its memory): no DAC override,
@@ -290,21 +275,9 @@ void note_private_filesystems(const tp_plan *plan)
 
 void send_listener(int handoff, int listener)
 {
-    char byte = 'L';
-    struct iovec iov = {&byte, 1};
-    alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    struct msghdr msg = {};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &listener, sizeof listener);
-    if (sendmsg(handoff, &msg, MSG_NOSIGNAL) != 1)
-        fail(EXIT_STARTUP, "cannot hand the connect listener to the mediator: %s", strerror(errno));
+    long n = raw_send_fd(handoff, listener, 'L');
+    if (n != 1)
+        fail(EXIT_STARTUP, "cannot hand the connect listener to the mediator: %s", strerror((int)-n));
 }
 
 }  // namespace

@@ -21,6 +21,8 @@ void capture_dev_nodes(int (&fds)[kDevNodeCount]);
 void step_dev(mount_tree *t, const tp_mount *m, captured_source *c);
 void step_proc(mount_tree *t, const tp_mount *m);
 void step_tmpfs(mount_tree *t, const tp_mount *m);
+/* A detached devpts instance of the sandbox's own (ptmx 0666, ptys 0620), or -1. */
+int new_devpts();
 
 /* credentials.cpp: the TMPFS step with TP_MNTF_CREDENTIALS, the broker's token inside. */
 void step_credentials(mount_tree *t, const tp_mount *m);

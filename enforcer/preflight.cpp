@@ -372,16 +372,6 @@ void lose_limit(void *arg, bool required, const char *what, const char *needs, c
     add_loss((loss_list *)arg, required, what, needs, why, instead);
 }
 
-/* The command keeps the caller's terminal session (job control) only when it is the caller's
- * foreground terminal and the filter refuses TIOCSTI and TIOCLINUX (init.cpp). */
-void decide_terminal(run_ctx *ctx)
-{
-    const tp_seccomp *sc = ctx->plan->seccomp;
-    bool tiocsti_refused = ctx->seccomp && sc != nullptr && (sc->profile & TP_SC_HARDEN);
-    pid_t foreground = tiocsti_refused ? tcgetpgrp(STDIN_FILENO) : -1;
-    ctx->share_terminal = foreground > 0 && foreground == getpgrp();
-}
-
 /* After the namespaces: without a PID namespace the cgroup is also the kill switch. */
 void decide_limits(run_ctx *ctx, loss_list *losses)
 {
@@ -404,7 +394,6 @@ void preflight(run_ctx *ctx)
     reach_check_grants(ctx);  /* a grant that cannot work refuses before any warning */
     secrets_read(ctx);  /* refuses a bad variable before any warning is printed */
     settle(ctx, &losses);
-    decide_terminal(ctx);
 }
 
 void degrade_namespaces(run_ctx *ctx, const char *reason)

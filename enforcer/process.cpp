@@ -18,6 +18,7 @@
 #include "seccomp.h"
 #include "secrets.h"
 #include "signals.h"
+#include "stdio_fds.h"
 #include "syscalls.h"
 
 extern char **environ;
@@ -228,6 +229,7 @@ void drop_capabilities(bool before_exec)
 
 void command_main(const run_ctx *ctx, pid_t init_pid, int ruleset)
 {
+    stdio_take_terminal(ctx);
     signals_restore_defaults();
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != init_pid)
         _exit(EXIT_STARTUP);  /* init is gone: nobody is left to report to */

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include "raw.h"
+#include "stdio_fds.h"
 
 namespace {
 
@@ -11,31 +12,27 @@ constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2
 
 /* One target per forwarder: the supervisor and init share their memory (CLONE_VM). */
 volatile sig_atomic_t g_target[2] = {0, 0};
-/* The command shares the caller's terminal: what the terminal sends (SI_KERNEL: Ctrl-C, a
- * resize) reaches its foreground process group directly, so forwarding it would repeat it. */
-volatile sig_atomic_t g_terminal_shared[2] = {0, 0};
-
 /* Signals the caller ignores (nohup's SIGHUP): they stay ignored in the supervisor and init
  * and are ignored in the command too, as they would be for any program the caller starts. */
 sigset_t g_caller_ignores;
 
 /* kill(2) without errno: the handler may interrupt C code of another process on this memory. */
-void forward(int sig, const siginfo_t *info, forwarder from)
+void forward(int sig, forwarder from)
 {
-    if (g_terminal_shared[from] && info->si_code == SI_KERNEL)
+    if (from == FORWARD_FROM_SUPERVISOR && relay_signal(sig))
         return;
     if (g_target[from] > 0)
         raw_syscall2(SYS_kill, g_target[from], sig);
 }
 
-void forward_from_supervisor(int sig, siginfo_t *info, void *)
+void forward_from_supervisor(int sig)
 {
-    forward(sig, info, FORWARD_FROM_SUPERVISOR);
+    forward(sig, FORWARD_FROM_SUPERVISOR);
 }
 
-void forward_from_init(int sig, siginfo_t *info, void *)
+void forward_from_init(int sig)
 {
-    forward(sig, info, FORWARD_FROM_INIT);
+    forward(sig, FORWARD_FROM_INIT);
 }
 
 sigset_t forwarded_set()
@@ -47,15 +44,12 @@ sigset_t forwarded_set()
     return set;
 }
 
-void set_handlers(void (*handler)(int, siginfo_t *, void *))
+/* `handler` NULL: the default disposition. */
+void set_handlers(void (*handler)(int))
 {
     struct sigaction sa = {};
-    if (handler != nullptr) {
-        sa.sa_sigaction = handler;
-        sa.sa_flags = SA_RESTART | SA_SIGINFO;
-    } else {
-        sa.sa_handler = SIG_DFL;
-    }
+    sa.sa_handler = handler != nullptr ? handler : SIG_DFL;
+    sa.sa_flags = handler != nullptr ? SA_RESTART : 0;
     sigemptyset(&sa.sa_mask);
     for (int sig : kForwarded)
         if (!sigismember(&g_caller_ignores, sig))
@@ -76,10 +70,9 @@ void signals_block_forwarded()
     sigprocmask(SIG_BLOCK, &set, nullptr);
 }
 
-void signals_forward_to(pid_t pid, forwarder from, bool terminal_shared)
+void signals_forward_to(pid_t pid, forwarder from)
 {
     g_target[from] = pid;
-    g_terminal_shared[from] = terminal_shared;
     set_handlers(from == FORWARD_FROM_SUPERVISOR ? forward_from_supervisor : forward_from_init);
     sigset_t set = forwarded_set();
     sigprocmask(SIG_UNBLOCK, &set, nullptr);

@@ -15,10 +15,9 @@ void signals_block_forwarded();
 /* Who forwards: each has its own target, as the two share memory. */
 enum forwarder { FORWARD_FROM_SUPERVISOR = 0, FORWARD_FROM_INIT = 1 };
 
-/* Forwards every forwarded signal to `pid` from now on, then unblocks them. With
- * `terminal_shared`, signals the terminal sends are not forwarded: the command gets them
- * from the terminal itself. */
-void signals_forward_to(pid_t pid, forwarder from, bool terminal_shared);
+/* Forwards every forwarded signal to `pid` from now on, then unblocks them. The supervisor
+ * lets the relay take a resize of the caller's terminal (stdio_fds.h) instead. */
+void signals_forward_to(pid_t pid, forwarder from);
 
 /* In a freshly created child: default dispositions (ignored for what the caller ignores),
  * nothing blocked. */

@@ -25,6 +25,8 @@
 #include "run_limits.h"
 #include "secrets.h"
 #include "signals.h"
+#include "synthetic.h"
+#include "stdio_fds.h"
 #include "syscalls.h"
 
 namespace {
@@ -149,30 +151,6 @@ int wait_for(pid_t pid, int *err, struct rusage *usage)
     return ret < 0 ? -1 : status;
 }
 
-/* Removes a synthetic mountpoint on the host, only if it is still the empty regular file
- * the sandbox made: same device and inode, size 0, reached without following a symlink. */
-void remove_synthetic(const synthetic_mountpoint *s)
-{
-    int anchor = open_cloexec(s->anchor, O_PATH | O_DIRECTORY);
-    if (anchor < 0)
-        return;
-    const char *slash = strrchr(s->rel, '/');
-    const char *name = slash ? slash + 1 : s->rel;
-    int parent = anchor;
-    if (slash != nullptr) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - s->rel), s->rel);
-        parent = open_beneath(anchor, dir, O_PATH | O_DIRECTORY, 0);
-    }
-    struct stat st;
-    if (parent >= 0 && fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-        st.st_size == 0 && st.st_dev == s->dev && st.st_ino == s->ino && unlinkat(parent, name, 0) != 0)
-        warn("synthetic mountpoint %s/%s not removed: %s", s->anchor, s->rel, strerror(errno));
-    if (parent >= 0 && parent != anchor)
-        close(parent);
-    close(anchor);
-}
-
 /* Init could not be set up (id maps, cgroup): it dies before it has run anything. */
 [[noreturn]] void abandon_init(run_ctx *ctx, pid_t init, const char *what, const char *why)
 {
@@ -195,11 +173,14 @@ int run_supervisor(run_ctx *ctx)
     /* The proxy has its secrets: no process cloned from here on may find them (secrets.h). */
     secrets_forget_launcher(ctx->plan);
     signals_block_forwarded();
+    stdio_prepare(ctx);
+    relay_start(ctx);
     pid_t init = spawn_init(ctx, release, status);
+    stdio_after_clone(ctx);
     egress_release_sandbox_end(ctx);
     close(release.read_end);
     close(status.write_end);
-    signals_forward_to(init, FORWARD_FROM_SUPERVISOR, ctx->share_terminal);
+    signals_forward_to(init, FORWARD_FROM_SUPERVISOR);
     if (ctx->clone_flags & CLONE_NEWUSER) {
         const char *what = write_id_maps(ctx, init);
         if (what != nullptr)
@@ -226,15 +207,17 @@ int run_supervisor(run_ctx *ctx)
      * only once the sandbox is gone, so then init is waited for; so is it with an effect log,
      * whose run_end reports init's resource usage. */
     int code = 0;
-    bool posted = !outcome.failed && exit_notice_wait(ctx->exit_notice, &code);
+    bool posted = !outcome.failed && exit_notice_wait(ctx->exit_notice, &code, relay_poll_stops);
     limits_disarm_timeout();
     if (posted && outcome.synthetic == nullptr && ctx->limits->cgroup == nullptr && !effect_log_enabled()) {
+        relay_finish(ctx);
         egress_stop();
         return limits_finish(ctx, code);
     }
     int wait_err = 0;
     struct rusage usage = {};
     int wait_status = wait_for(init, &wait_err, &usage);
+    relay_finish(ctx);
     if (wait_status >= 0) {
         effect_log_usage(&usage);
         deny_events_summary();
@@ -242,7 +225,7 @@ int run_supervisor(run_ctx *ctx)
     egress_stop();
     report_to_supervisor(-1);  /* init set it to its end of the status pipe */
     for (const synthetic_mountpoint *s = outcome.synthetic; s; s = s->next)
-        remove_synthetic(s);
+        remove_synthetic(ctx->plan, s);
     if (outcome.failed) {
         limits_finish(ctx, outcome.code);
         print_reported_failure(&outcome);

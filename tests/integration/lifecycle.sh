@@ -240,7 +240,7 @@ pty_run ctrlc
 expect exit 0 "a foreground command on the terminal"
 expect gotint 1 "Ctrl-C reaches its trap exactly once"
 expect after yes "it went on after the trap"
-expect sti EPERM "TIOCSTI in the foreground (terminal shared)"
+expect sti EPERM "TIOCSTI in the foreground (into its own pty)"
 pty_run background
 expect exit 0 "a run outside the terminal's foreground group"
 expect sti EPERM "TIOCSTI from a session of its own"

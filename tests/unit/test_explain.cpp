@@ -106,7 +106,7 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
     std::vector<uint8_t> plan = sample_plan();
     std::string text = explain(plan, false);
 
-    CHECK(has(text, "plan: format 6, " + std::to_string(plan.size()) + " bytes, checksum 0x"));
+    CHECK(has(text, "plan: format 7, " + std::to_string(plan.size()) + " bytes, checksum 0x"));
     CHECK(has(text, "required features: userns|mountns|landlock\n"));
     CHECK(has(text, "minimum Landlock ABI: 5\n"));
     CHECK(has(text, "policy: /home/u/proj/policy.toml (version 1)\n"));
@@ -131,7 +131,7 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
     CHECK(has(text, "4. environment: built from nothing: 2 steps\n"));
     CHECK(has(text, "   4.1 pass TERM (if set)  (default)\n"));
     CHECK(has(text, "   4.2 set PATH=/usr/bin:/bin  policy.toml:17:5\n"));
-    CHECK(has(text, "5. process: a session of its own (no controlling terminal, so no TIOCSTI"));
+    CHECK(has(text, "5. process: a session of its own; fds 0-2 never the caller's"));
     CHECK(has(text, "6. landlock: ruleset for ABI 7 (required), 3 rules\n"));
     CHECK(has(text, "   handled: read_file|read_dir|execute|write_file|truncate|remove_file|remove_dir|make_reg|"
                     "make_dir|make_sym|make_sock|make_fifo|make_char|make_block|refer|ioctl_dev\n"));
@@ -178,7 +178,7 @@ TEST_CASE("explain: JSON is valid and carries the same content")
 {
     std::string json = explain(sample_plan(), true);
     CHECK(JsonChecker(json).document());
-    CHECK(has(json, "\"format_version\":6"));
+    CHECK(has(json, "\"format_version\":7"));
     CHECK(has(json, "\"required_features\":[\"userns\",\"mountns\",\"landlock\"]"));
     CHECK(has(json, "\"min_landlock_abi\":5"));
     CHECK(has(json, "\"policy_path\":\"/home/u/proj/policy.toml\""));

@@ -112,7 +112,7 @@ TEST_CASE("limits plan: no limit writes no limits section and only core = 0")
     Opened o(compile(Policy{}));
     CHECK(o.plan.limits == nullptr);
     CHECK(rlimits_of(o.plan) == "4:0/0@0,0 ");
-    CHECK(o.plan.header->format_version == 6);
+    CHECK(o.plan.header->format_version == 7);
 }
 
 TEST_CASE("limits plan: every limit with its origin in a required section")
@@ -330,16 +330,15 @@ TEST_CASE("limits explain: JSON carries the same content")
     CHECK(has(explain(compile(unlimited), probe(1), false), "rlimit core unlimited  policy.toml:5:3\n"));
 }
 
-TEST_CASE("limits explain: the session follows the hardening")
+TEST_CASE("limits explain: the session and fds 0-2, with and without the hardening")
 {
     Policy hardened;
-    const std::string on = explain(compile(hardened), probe(1), false);
-    CHECK(has(on, "5. process: the caller's session, for job control, when stdin is a terminal in the caller's "
-                  "foreground and the seccomp hardening (its TIOCSTI block) is loaded; otherwise a session of its own "
-                  "(no controlling terminal, so no TIOCSTI into the caller's); inherited file descriptors closed"));
     Policy baseline;
     baseline.process.harden_syscalls = {false, at(3)};
-    const std::string off = explain(compile(baseline), probe(1), false);
-    CHECK(has(off, "5. process: a session of its own (no controlling terminal, so no TIOCSTI into the caller's; "
-                   "without the seccomp hardening it never shares the caller's); inherited file descriptors closed"));
+    for (const Policy *p : {&hardened, &baseline}) {
+        const std::string text = explain(compile(*p), probe(1), false);
+        CHECK(has(text, "5. process: a session of its own; fds 0-2 never the caller's: /dev/null reopened in the "
+                        "sandbox's /dev, a file, pipe or socket relayed through a pipe"));
+        CHECK(has(text, "the caller's terminal relayed through a pseudo-terminal of the sandbox's own devpts"));
+    }
 }
