@@ -41,13 +41,15 @@ while n: piece = p[:min(n, len(p))]; h.update(piece); n -= len(piece)
 print(h.hexdigest())")
 UL_SHA=$(head -c "$BIG" /dev/zero | sha256sum | cut -c1-64)
 
-# policy FILE [EXTRA_BROKER_LINE] [EXTRA_TABLES]
+# policy FILE [EXTRA_BROKER_LINE] [EXTRA_TABLES]. A private /tmp: the scan reads every file
+# there, and the host's own /tmp may hold anything (a log that names the variable).
 policy() {
     cat >"$1" <<EOF
 version = 1
 [filesystem]
 writable_roots = ["ws"]
 read_denies = ["upstream"]
+private_tmp = true
 ${3:-}
 [broker]
 allowed_hosts = ["localhost", "::1"]
