@@ -26,6 +26,7 @@ namespace {
 constexpr size_t kBuffer = 64 << 10;
 constexpr size_t kSpliceChunk = 1 << 20;
 constexpr int kFlows = 4;
+constexpr int kForegroundCheckMs = 200;
 
 /* One direction of copying. */
 struct flow {
@@ -93,10 +94,14 @@ bool in_foreground(const relay_state *r)
     return rsys(SYS_ioctl, r->s->terminal, TIOCGPGRP, (long)&pgrp) == 0 && pgrp == rsys(SYS_getpgrp);
 }
 
-/* Raw mode as cfmakeraw sets it, on a copy of the caller's modes. */
+/* Raw mode as cfmakeraw sets it, on a copy of the caller's modes as they are now that the
+ * run is in the foreground (the modes its shell gave it), which are restored on a stop and
+ * at the end. */
 void enter_raw_mode(relay_state *r)
 {
     if (r->raw_mode || r->s->kind[0] != STDIO_TERMINAL || !in_foreground(r))
+        return;
+    if (rsys(SYS_ioctl, r->s->terminal, TCGETS, (long)&r->s->modes) != 0)
         return;
     struct termios t = r->s->modes;
     t.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR | IGNCR | ICRNL | IXON);
@@ -275,6 +280,14 @@ void on_wake(relay_state *r)
         copy_window_size(r);
 }
 
+/* The caller's terminal is the command's stdin but the run is in the background: the relay
+ * neither reads it nor sets its modes until the run is brought to the foreground. */
+bool background_terminal(const relay_state *r)
+{
+    return r->s->kind[0] == STDIO_TERMINAL && r->master >= 0 && !r->raw_mode &&
+           !__atomic_load_n(&r->s->finishing, __ATOMIC_ACQUIRE);
+}
+
 bool outputs_open(const relay_state *r)
 {
     for (int i = FLOW_STDOUT; i < kFlows; i++)
@@ -302,9 +315,11 @@ void relay_loop(relay_state *r)
             owner[n] = &f;
             p[n++] = f.dst_full ? pollfd{f.dst, POLLOUT, 0} : pollfd{f.src, POLLIN, 0};
         }
-        long ready = rsys(SYS_poll, (long)p, n, -1);
-        if (ready < 0)
-            continue;  /* EINTR */
+        long ready = rsys(SYS_poll, (long)p, n, background_terminal(r) ? kForegroundCheckMs : -1);
+        if (ready <= 0) {
+            enter_raw_mode(r);  /* `fg` of a running job sends no SIGCONT: look again */
+            continue;
+        }
         for (int i = 0; i < n; i++) {
             if (p[i].revents == 0)
                 continue;

@@ -87,10 +87,21 @@ void make_pipe(stdio_setup *s, int k)
     checked(fcntl(mine, F_SETFL, O_NONBLOCK), "fcntl");
 }
 
+/* A run started in the background finds the terminal in whatever modes its foreground has
+ * (a shell's line editor: no echo, not canonical); the pty starts as a cooked terminal. */
+void make_cooked(struct termios *t)
+{
+    t->c_iflag |= ICRNL;
+    t->c_oflag |= OPOST | ONLCR;
+    t->c_lflag |= ICANON | ECHO | ECHOE | ECHOK | ISIG | IEXTEN;
+}
+
 void prepare_terminal(stdio_setup *s)
 {
     int pair[2];
     checked(tcgetattr(s->terminal, &s->modes), "tcgetattr");
+    if (tcgetpgrp(s->terminal) != getpgrp())
+        make_cooked(&s->modes);
     if (ioctl(s->terminal, TIOCGWINSZ, &s->size) != 0)
         memset(&s->size, 0, sizeof s->size);
     checked(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), "socketpair");

@@ -135,6 +135,17 @@ def inner_shell():
     result("inner_exit", say("echo RC=$?\n", "RC=7"))
 
 
+def background():
+    """Started with &: it writes to the terminal but reads nothing until `fg` (which sends
+    no SIGCONT to a running job), then its terminal is a cooked one: echo, lines, ^D."""
+    say(RUN + "sh -c 'sleep 1; echo BG$((5*5)); cat' &\n", "CALLER$ ")
+    result("bg_output", pump("BG25", 5, len(out) - 40))
+    say("fg\n", None, 1.0)
+    result("bg_fg_reads", say("typed\n", "typed\r\ntyped", 5))
+    result("bg_eof", key(b"\x04", "CALLER$ "))
+    result("bg_exit", say("echo RC=$?\n", "RC=0"))
+
+
 def vi():
     note = ws + "/note.txt"
     say(RUN + "vi " + note + "\n", None, 1.5)
@@ -168,8 +179,8 @@ def chmod_terminal():
     result("terminal_time_kept", time.gmtime(after.st_mtime).tm_year != 2001)
 
 
-scenarios = {"repl": repl, "suspend": suspend_self, "inner": inner_shell, "vi": vi, "less": less,
-             "chmod": chmod_terminal}
+scenarios = {"repl": repl, "suspend": suspend_self, "inner": inner_shell, "background": background, "vi": vi,
+             "less": less, "chmod": chmod_terminal}
 pump("CALLER$ ")
 scenarios[scenario]()
 os.write(fd, b"exit\n")

@@ -4,7 +4,8 @@
 # ttyname and `tty` name it, a resize reaches it, Ctrl-C interrupts a Python REPL, Ctrl-Z and
 # a program that suspends itself stop the run and give the caller's shell its prompt back,
 # `fg` resumes it; an interactive shell inside has its own job control and `suspend`; vi
-# edits and saves a file and survives Ctrl-Z; less pages and quits. An attacker's chmod and
+# edits and saves a file and survives Ctrl-Z; less pages and quits; a run started with `&`
+# reads nothing until `fg`, then has a cooked terminal. An attacker's chmod and
 # touch of its terminal leave the caller's terminal as it was.
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
@@ -60,6 +61,13 @@ expect inner_ctrlc yes "Ctrl-C ends a foreground sleep"
 expect inner_suspend yes "suspend: the caller's shell prompts"
 expect inner_back yes "fg: the inner shell answers"
 expect inner_exit yes "its exit status reaches the caller"
+
+section "started in the background, then brought to the foreground"
+session background
+expect bg_output yes "its output reaches the terminal while in the background"
+expect bg_fg_reads yes "after fg a typed line is echoed and read by cat"
+expect bg_eof yes "^D ends cat: the pty is a cooked terminal, not the shell's line-editor modes"
+expect bg_exit yes "and the run exits 0"
 
 section "vi and less"
 session vi
