@@ -35,17 +35,22 @@ void check_allow_internal(const BrokerPolicy &broker, Diagnostics &diags)
                   "broker-allow-internal");
 }
 
-// A capability without methods or path prefixes hands the agent the whole credential.
+// A capability without methods or path prefixes hands the agent the whole credential; one
+// with prefixes but no methods still lets it delete or overwrite whatever lies under them.
 void check_unrestricted(const BrokerPolicy &broker, Diagnostics &diags)
 {
     for (const BrokerCapability &cap : broker.capabilities) {
-        if (!cap.methods.empty() || !cap.path_prefixes.empty())
+        if (!cap.methods.empty())
             continue;
-        diags.warning(cap.name.pos.line != 0 ? cap.name.pos : cap.pos,
-                      "capability " + quoted(cap.name.value) +
-                          " limits neither methods nor path_prefixes: the agent can make every request the "
-                          "credential allows (delete, publish, change settings); list what it needs, like methods = "
-                          "[\"GET\"] or path_prefixes = [\"/repos/myorg/\"]",
+        const std::string what =
+            cap.path_prefixes.empty()
+                ? " limits neither methods nor path_prefixes: the agent can make every request the credential allows "
+                  "(delete, publish, change settings); list what it needs, like methods = [\"GET\"] or path_prefixes = "
+                  "[\"/repos/myorg/\"]"
+                : " lists path_prefixes but no methods: the agent can use any method under them (DELETE, PUT, PATCH); "
+                  "the broker refuses TRACE, TRACK and CONNECT anyway, but list the methods it needs, like methods = "
+                  "[\"GET\"]";
+        diags.warning(cap.name.pos.line != 0 ? cap.name.pos : cap.pos, "capability " + quoted(cap.name.value) + what,
                       "capability-unrestricted");
     }
 }

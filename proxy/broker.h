@@ -48,6 +48,7 @@ struct BrokerConn {
     BrokerDecision d;       // the current request
     Secret head;            // its upstream head (kept for one retry, wiped at the end)
     bool has_body = false;  // it has a body (so it cannot be retried or refused keep-alive)
+    bool expect_continue = false;  // Expect: 100-continue: the body waits for the upstream's 100
     Framer req_body = Framer::none();  // its framing, already fed first_body
     std::string first_body;            // body bytes that came with the head
     bool close_after = false;  // the client asked to close, or the exchange must end it

@@ -12,6 +12,7 @@
 #include <openssl/crypto.h>
 
 #include "broker.h"
+#include "broker_mask.h"
 #include "server.h"
 
 namespace tproxy {
@@ -31,7 +32,8 @@ void no_delay(int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-// The log event of the connection's current request, as far as it is known.
+// The log event of the connection's current request, as far as it is known; what the agent
+// chose (the path) with secrets starred (broker_mask.h).
 BrokerEvent event_of(const Conn &c, const Broker &b, const char *decision)
 {
     const BrokerConn &bc = *c.broker;
@@ -41,7 +43,7 @@ BrokerEvent event_of(const Conn &c, const Broker &b, const char *decision)
         e.capability = cap.name;
         e.host = cap.host.text;
         e.port = cap.port;
-        e.path = bc.d.log_path;
+        e.path = mask_for_log(bc.d.log_path, b.secrets);
     }
     return e;
 }
@@ -147,7 +149,8 @@ void Server::broker_request(Conn &c)
     bc.close_after = wants_close(c.req);
     bc.retried = false;
     std::optional<Framer> body = request_body(c.req);
-    bc.has_body = !body || body->kind() != Framer::Kind::None;
+    bc.has_body = has_body(c.req);
+    bc.expect_continue = expects_continue(c.req);
     size_t head_len = c.req.head_len;
     OPENSSL_cleanse(c.in.data(), head_len);  // the token's bytes as they arrived
     c.in.erase(0, head_len);
@@ -229,9 +232,11 @@ void Server::broker_start_exchange(Conn &c)
     BrokerConn &bc = *c.broker;
     size_t cap = static_cast<size_t>(bc.d.cap);
     bc.up_idle = false;
-    bc.ex = std::make_unique<Exchange>(c.cfd, bc.ssl, bc.head.view(), bc.first_body, bc.req_body,
-                                       c.req.method, broker_->secrets.values[cap].view(),
-                                       bc.close_after);
+    bc.ex = std::make_unique<Exchange>(
+        c.cfd, bc.ssl,
+        Exchange::Request{bc.head.view(), bc.first_body, bc.req_body, c.req.method,
+                          broker_->secrets.values[cap].view(), bc.close_after, bc.has_body,
+                          bc.expect_continue});
     wipe_string(bc.first_body);
     c.state = State::Tunnel;
     arm(c, kTimerIdle);
@@ -342,7 +347,7 @@ void Server::broker_refuse(Conn &c, const Refusal &r, bool close)
     BrokerEvent e = event_of(c, *broker_, r.status >= 502 && r.status <= 504 ? "fail" : "deny");
     e.status = r.status;
     e.reason = r.code;
-    e.detail = r.body;
+    e.detail = mask_for_log(r.body, broker_->secrets);  // it may quote the path
     log_.broker(e);
     wipe_request(c.req);
     bc.ex.reset();

@@ -26,17 +26,16 @@ bool would_block()
 
 }  // namespace
 
-Exchange::Exchange(int cfd, SSL *ssl, std::string_view head, std::string_view body,
-                   Framer req_body, std::string method, std::string_view value,
-                   bool close_requested)
-    : cfd_(cfd), ssl_(ssl), head_(head), req_body_(req_body), method_(std::move(method)),
-      value_(value), close_client_(close_requested)
+Exchange::Exchange(int cfd, SSL *ssl, Request r)
+    : cfd_(cfd), ssl_(ssl), head_(r.head), req_body_(r.req_body), method_(std::move(r.method)),
+      value_(r.value), has_body_(r.has_body), hold_body_(r.expect_continue),
+      close_client_(r.close_requested)
 {
-    c2u_cap_ = body.size() > kBufSize ? body.size() : kBufSize;
+    c2u_cap_ = r.body.size() > kBufSize ? r.body.size() : kBufSize;
     c2u_.p.reset(new char[c2u_cap_]);
     u2c_.p.reset(new char[kBufSize]);
-    std::memcpy(c2u_.p.get(), body.data(), body.size());
-    c2u_.len = body.size();
+    std::memcpy(c2u_.p.get(), r.body.data(), r.body.size());
+    c2u_.len = r.body.size();
 }
 
 Exchange::~Exchange()
@@ -125,7 +124,7 @@ Exchange::Step Exchange::to_client()
 
 Exchange::Step Exchange::from_client()
 {
-    if (req_body_.done() || !c2u_.empty())
+    if (hold_body_ || req_body_.done() || !c2u_.empty())
         return Step::Idle;
     ssize_t n = recv(cfd_, c2u_.p.get(), kBufSize, 0);
     if (n < 0 && would_block())
@@ -149,7 +148,7 @@ Exchange::Step Exchange::from_client()
 Exchange::Step Exchange::to_upstream()
 {
     bool head = head_off_ < head_.size();
-    if (!head && c2u_.empty())
+    if (!head && (c2u_.empty() || hold_body_))
         return Step::Idle;
     const char *p = head ? head_.data() + head_off_ : c2u_.p.get() + c2u_.off;
     size_t len = head ? head_.size() - head_off_ : c2u_.len - c2u_.off;
@@ -235,6 +234,7 @@ bool Exchange::on_head_complete()
         std::string rest = resp_raw_.substr(p.resp.head_len);
         wipe_string(resp_raw_);
         if (p.resp.status < 200) {  // interim: relayed as it comes, the final one follows
+            hold_body_ = hold_body_ && p.resp.status != 100;
             out_ += client_response_head(p.resp, value_, false).text;
             resp_raw_ = std::move(rest);
             continue;
@@ -248,7 +248,7 @@ bool Exchange::on_head_complete()
             return false;
         }
         status_ = p.resp.status;
-        up_keep_ = f.keep_alive && !close_client_;
+        up_keep_ = f.keep_alive && !close_client_ && !has_body_;
         out_ += h.text;
         in_head_ = false;
         resp_body_ = f.body;
@@ -261,7 +261,7 @@ bool Exchange::on_head_complete()
 
 uint32_t Exchange::client_events() const
 {
-    uint32_t in = !req_body_.done() && c2u_.empty() ? EPOLLIN : 0u;
+    uint32_t in = !hold_body_ && !req_body_.done() && c2u_.empty() ? EPOLLIN : 0u;
     return in | (client_blocked_ ? EPOLLOUT : 0u);
 }
 

@@ -12,9 +12,18 @@
  * exactly at the end of the response, and bytes the client sent past its body (a pipelined
  * request) are kept for the next head. Response heads (interim 1xx ones too) are rewritten by
  * client_response_head: hop-by-hop headers and any header holding the injected value dropped.
+ * A request with Expect: 100-continue keeps its body (what came with the head included) until
+ * the upstream's 100; a final answer before it means the body is never sent and the client
+ * connection ends after the answer.
+ * An upstream connection is offered for reuse only after an exchange whose request had no
+ * body and whose response ended exactly at its framing with nothing after it: the broker
+ * cannot see whether the upstream read a body (one that answers an error without reading it,
+ * as http.server does, would take the body as the start of the next request, which the next
+ * head and its credential would complete).
  * Invariants: proxy-made bytes (`out_`) are written to the client before any body byte that
  * follows them; nothing is read from the upstream while the client has bytes to take; the
- * raw response head (which may hold the value) is wiped once parsed.
+ * raw response head (which may hold the value) is wiped once parsed; no request body byte is
+ * written upstream while hold_body_.
  */
 #pragma once
 
@@ -25,6 +34,7 @@
 #include <string>
 #include <string_view>
 
+#include "broker_reflect.h"
 #include "http_body.h"
 
 namespace tproxy {
@@ -41,11 +51,17 @@ public:
         ClientFailed,   // the client went away
     };
 
-    // head: the upstream head (not owned; must outlive the exchange). body: bytes of the
-    // request body that came with the head (already fed to `req_body`). method: for HEAD.
-    // value: the injected value (response headers holding it are dropped).
-    Exchange(int cfd, SSL *ssl, std::string_view head, std::string_view body, Framer req_body,
-             std::string method, std::string_view value, bool close_requested);
+    struct Request {
+        std::string_view head;  // the upstream head (not owned; must outlive the exchange)
+        std::string_view body;  // request body bytes that came with the head (fed to req_body)
+        Framer req_body;
+        std::string method;       // for HEAD
+        std::string_view value;   // the injected value (what holds it is dropped from heads)
+        bool close_requested;     // the client asked to close
+        bool has_body;            // the request has a body (broker_request.h has_body)
+        bool expect_continue;     // hold the body until the upstream sends 100 Continue
+    };
+    Exchange(int cfd, SSL *ssl, Request r);
     ~Exchange();
 
     // Moves bytes until nothing moves. *moved: whether anything did.
@@ -91,7 +107,9 @@ private:
     size_t head_off_ = 0;
     Framer req_body_, resp_body_ = Framer::none();
     std::string method_;
-    std::string_view value_;
+    ValueFinder value_;
+    bool has_body_;
+    bool hold_body_;  // Expect: 100-continue and no 100 yet: no body byte goes upstream
     Buf c2u_, u2c_;
     size_t c2u_cap_ = 0;
     std::string resp_raw_;  // the response head while it arrives

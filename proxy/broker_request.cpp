@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "broker_reflect.h"
 #include "http_util.h"
 
 namespace tproxy {
@@ -43,6 +44,31 @@ void split_target(const std::string &target, std::string *cap, std::string *path
     *path = *log_path + (q == std::string::npos ? "" : target.substr(q));
 }
 
+bool method_is(const Request &r, std::initializer_list<std::string_view> names)
+{
+    // Case-insensitive: a lenient upstream reads "trace" or "get" as the method it names.
+    return std::any_of(names.begin(), names.end(), [&](std::string_view n) { return iequals(r.method, n); });
+}
+
+// What the broker never relays whatever a capability allows, and bodies where a server may
+// not read one: an upstream that ignores such a body reads it as the next request on the
+// connection, which the broker's next head (with its credential) then completes.
+std::optional<Refusal> check_method_and_body(const Request &r)
+{
+    if (method_is(r, {"TRACE", "TRACK", "CONNECT"}))
+        return refusal(405, "method-not-allowed",
+                       r.method + " is never brokered: an upstream would echo or tunnel the request, "
+                                  "credential included");
+    if (method_is(r, {"GET", "HEAD", "OPTIONS", "DELETE"}) && has_body(r))
+        return refusal(400, "bad-request",
+                       "a " + r.method + " request has no body: send no Transfer-Encoding and at most "
+                                         "Content-Length: 0");
+    auto expect = header_values(r, "Expect");
+    if (!expect.empty() && (expect.size() > 1 || !iequals(expect[0], "100-continue")))
+        return refusal(417, "expectation-failed", "the only expectation relayed is 'Expect: 100-continue'");
+    return std::nullopt;
+}
+
 std::optional<Refusal> check_host_and_token(const Request &r, const BrokerConfig &b,
                                             const BrokerSecrets &s, const OwnAddress &own)
 {
@@ -58,6 +84,8 @@ std::optional<Refusal> check_host_and_token(const Request &r, const BrokerConfig
     if (std::string defect = path_defect(std::string_view(r.path).substr(0, r.path.find('?')));
         !defect.empty())
         return refusal(400, "bad-request", defect);
+    if (std::optional<Refusal> shape = check_method_and_body(r))
+        return shape;
     if (tokens.empty())
         return refusal(401, "missing-token",
                        "no " + b.auth_header + " header: send the token from $CREDENTIALS_DIRECTORY/broker-token");
@@ -130,6 +158,18 @@ std::optional<Framer> request_body(const Request &r)
     if (ec != std::errc() || end != lengths[0].data() + lengths[0].size())
         return std::nullopt;
     return Framer::length(n);
+}
+
+bool has_body(const Request &r)
+{
+    std::optional<Framer> body = request_body(r);
+    return !body || !body->done();
+}
+
+bool expects_continue(const Request &r)
+{
+    auto expect = header_values(r, "Expect");
+    return expect.size() == 1 && iequals(expect[0], "100-continue") && has_body(r);
 }
 
 bool wants_close(const Request &r)
@@ -222,16 +262,20 @@ Secret upstream_request_head(const Request &r, const BrokerConfig &b, const Capa
     return head;
 }
 
-ClientHead client_response_head(const Response &resp, std::string_view value, bool close)
+ClientHead client_response_head(const Response &resp, const ValueFinder &value, bool close)
 {
     ClientHead h;
-    h.text = "HTTP/1.1 " + std::to_string(resp.status) + " " + resp.reason + "\r\n";
+    std::string reason = resp.reason;
+    if (value.found_in(reason)) {
+        wipe_string(reason);
+        reason = standard_reason(resp.status);
+        h.dropped++;
+    }
+    h.text = "HTTP/1.1 " + std::to_string(resp.status) + " " + reason + "\r\n";
     for (const auto &[name, v] : resp.headers) {
         if (response_hop_by_hop(resp, name))
             continue;
-        bool holds = !value.empty() && (name.find(value) != std::string::npos ||
-                                        v.find(value) != std::string::npos);
-        if (holds) {
+        if (value.found_in(name) || value.found_in(v)) {
             h.dropped++;
             h.framing_dropped = h.framing_dropped || iequals(name, "Content-Length") ||
                                 iequals(name, "Transfer-Encoding");

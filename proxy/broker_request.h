@@ -9,6 +9,9 @@
  *   the path: no dot segment (".", "..", any %2e), no encoded
  *     slash or backslash (%2f, %5c), no "\", no "//", no %00,
  *     no malformed %-escape                                    400 bad-request
+ *   the method is not TRACE, TRACK or CONNECT (any case)       405 method-not-allowed
+ *   no body on GET, HEAD, OPTIONS or DELETE (any case)         400 bad-request
+ *   Expect, if sent, is exactly one "100-continue"             417 expectation-failed
  *   the token: present                                         401 missing-token
  *              right (SHA-256 + CRYPTO_memcmp)                 401 bad-token
  *   the capability exists                                      404 unknown-capability
@@ -34,6 +37,7 @@
 #include <vector>
 
 #include "broker_config.h"
+#include "broker_reflect.h"
 #include "broker_secrets.h"
 #include "http_request.h"
 #include "http_response.h"
@@ -64,6 +68,12 @@ void wipe_request(Request &r);
 // Content-Length is too large to count.
 std::optional<Framer> request_body(const Request &r);
 
+// Whether the request has a body: a Transfer-Encoding, or a Content-Length other than 0.
+bool has_body(const Request &r);
+
+// Whether the client waits for 100 Continue before its body (Expect: 100-continue and a body).
+bool expects_continue(const Request &r);
+
 // Whether the client asked to close the connection after this request.
 bool wants_close(const Request &r);
 
@@ -79,12 +89,14 @@ Secret upstream_request_head(const Request &r, const BrokerConfig &b, const Capa
 
 struct ClientHead {
     std::string text;
-    size_t dropped = 0;  // headers left out because they hold the injected value
+    size_t dropped = 0;  // headers (and a reason phrase) left out because they hold the value
     bool framing_dropped = false;  // one of them was Content-Length or Transfer-Encoding
 };
 
 // The head relayed to the client: "HTTP/1.1 <status> <reason>", the upstream's headers minus
-// hop-by-hop ones and any holding `value`, then "Connection: close" when `close`.
-ClientHead client_response_head(const Response &resp, std::string_view value, bool close);
+// hop-by-hop ones and any holding the injected value in a form `value` finds (name or value;
+// broker_reflect.h), then "Connection: close" when `close`. A reason phrase holding it becomes
+// the standard one (or none).
+ClientHead client_response_head(const Response &resp, const ValueFinder &value, bool close);
 
 }  // namespace tproxy

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "../ir/broker_secrets.h"
+#include "broker_mask.h"
 
 namespace tproxy {
 namespace {
@@ -83,6 +84,7 @@ std::string read_records(int fd, const BrokerConfig &b, BrokerSecrets *out)
             return record_name(i, b) + " " + err;
         if (i == 0) {
             SHA256(reinterpret_cast<const unsigned char *>(v.data()), v.size(), out->token_digest);
+            out->token_print = token_print(v.view());
             continue;  // v is wiped here: the token itself is never kept
         }
         out->lines.push_back(header_line(b.caps[i - 1], v));
@@ -137,6 +139,7 @@ void wipe_string(std::string &s)
 BrokerSecrets::~BrokerSecrets()
 {
     OPENSSL_cleanse(token_digest, sizeof token_digest);
+    OPENSSL_cleanse(&token_print, sizeof token_print);
 }
 
 bool BrokerSecrets::token_matches(std::string_view supplied) const

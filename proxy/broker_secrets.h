@@ -6,6 +6,7 @@
  * no growing buffer leaves a copy behind. What is kept:
  *  - the token only as its SHA-256 digest: a request's token is hashed and compared with
  *    CRYPTO_memcmp, in constant time whatever its length, and the token itself is wiped;
+ *    and as a fingerprint that finds it in log text (TokenPrint);
  *  - per capability, its value (to recognise it in a response header) and the whole header
  *    line the broker injects ("Name: <format with the value>\r\n").
  * Invariants: every Secret is wiped with OPENSSL_cleanse when destroyed and is never copied;
@@ -15,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -49,8 +51,18 @@ private:
 // Zeroes a string's whole buffer (its capacity, not only its size), then empties it.
 void wipe_string(std::string &s);
 
+// A Rabin-Karp fingerprint of the token, to star it in log lines (broker_mask.h) without
+// keeping it: a hash modulo 2^61-1 with a random base is 61 bits of a 256-bit token, no copy.
+struct TokenPrint {
+    uint64_t hash = 0;
+    uint64_t base = 0;
+    uint64_t top = 0;  // base^(len-1): what the byte leaving a window weighs
+    size_t len = 0;    // 0: nothing to star
+};
+
 struct BrokerSecrets {
     unsigned char token_digest[32] = {};
+    TokenPrint token_print;
     std::vector<Secret> values;  // per capability, in --capability order
     std::vector<Secret> lines;   // per capability: the injected header line, CRLF included
 

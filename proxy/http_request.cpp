@@ -26,6 +26,17 @@ ParseResult bad(std::string detail)
     return fail(400, "bad-request", std::move(detail));
 }
 
+// A request target is visible ASCII only (RFC 9112 §3.2): a tab, another control byte or DEL
+// is a separator to some servers and part of the path to others, so it could turn one target
+// into two readings. (A space never gets here: it splits the request line.)
+bool visible_ascii(std::string_view target)
+{
+    for (char c : target)
+        if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+            return false;
+    return true;
+}
+
 bool parse_port(std::string_view s, unsigned *port)
 {
     if (!all_digits(s) || s.size() > 5)
@@ -71,7 +82,7 @@ bool parse_authority(std::string_view a, unsigned default_port, Host *host, unsi
 // The broker's form: "/<path>[?query]" only (the capability is the first segment).
 ParseResult parse_origin_target(Request &r, std::string_view target)
 {
-    if (r.is_connect)
+    if (r.is_connect && target.front() != '/')
         return bad("CONNECT is not a broker request: send GET /<capability>/<path>");
     if (target.front() != '/')
         return bad("absolute-form or authority-form target: send /<capability>/<path>");
@@ -123,6 +134,8 @@ ParseResult parse_request_line(Request &r, std::string_view line, Form form)
     r.version = std::string(line.substr(sp2 + 1));
     if (!is_token(r.method) || target.empty())
         return bad("malformed method or empty target");
+    if (!visible_ascii(target))
+        return bad("space, tab, control byte or DEL in the request target");
     if (form == Form::Origin && r.version != "HTTP/1.1")
         return fail(505, "unsupported-version", "only HTTP/1.1 is brokered");
     if (r.version != "HTTP/1.1" && r.version != "HTTP/1.0")

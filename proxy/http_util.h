@@ -23,5 +23,7 @@ std::vector<std::string_view> list_tokens(std::string_view v);
 // One "name: value" line (no CRLF) split and checked: no obs-fold, a token name, no
 // whitespace before the colon; the value without surrounding whitespace. False if malformed.
 bool split_header_line(std::string_view line, std::string_view *name, std::string_view *value);
+// The standard reason phrase of a status ("Not Found"), or "" when it has none here.
+const char *standard_reason(int status);
 
 }  // namespace tproxy

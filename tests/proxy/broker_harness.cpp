@@ -107,7 +107,7 @@ std::string world_readable_proxy()
 
 }  // namespace
 
-HttpsUpstream::HttpsUpstream(const std::string &san)
+HttpsUpstream::HttpsUpstream(const std::string &san, const std::string &script)
 {
     char tmpl[] = "/tmp/tartaros-upstream.XXXXXX";
     if (!mkdtemp(tmpl) || chmod(tmpl, 0755) != 0)  // a proxy run as nobody reads ca.pem
@@ -116,7 +116,7 @@ HttpsUpstream::HttpsUpstream(const std::string &san)
     int out[2];
     if (pipe2(out, O_CLOEXEC) != 0)
         throw std::runtime_error("pipe");
-    std::vector<std::string> argv = {"/usr/bin/python3", TARTAROS_HTTPS_UPSTREAM, "--dir", dir_};
+    std::vector<std::string> argv = {"/usr/bin/python3", script, "--dir", dir_};
     if (!san.empty())
         argv.insert(argv.end(), {"--san", san});
     pid_ = fork();
@@ -137,7 +137,7 @@ HttpsUpstream::HttpsUpstream(const std::string &san)
         waitpid(pid_, nullptr, 0);
         std::error_code ec;
         std::filesystem::remove_all(dir_, ec);
-        throw std::runtime_error("https_upstream.py did not start: '" + line + "'");
+        throw std::runtime_error(script + " did not start: '" + line + "'");
     }
     port_ = static_cast<unsigned>(std::stoul(line.substr(5)));
 }

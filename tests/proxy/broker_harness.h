@@ -12,11 +12,17 @@
 
 namespace broker {
 
-// https_upstream.py in a fresh temporary directory; `san` is its server certificate's
-// subjectAltName ("" for DNS:localhost,IP:127.0.0.1).
+// The broker's token and two capability values the end-to-end tests run with.
+inline const std::string kE2eToken = "5f0c6a1e9b2d47c38e1f0a9b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d";
+inline const std::string kE2eValue = "ghp_TOPSECRETvalue0123456789abcdef";
+inline const std::string kE2eValue2 = "npm_OTHERsecret9876543210";
+
+// https_upstream.py (or `script`, of the same interface: misbehaving_upstream.py) in a fresh
+// temporary directory; `san` is its server certificate's subjectAltName ("" for
+// DNS:localhost,IP:127.0.0.1).
 class HttpsUpstream {
 public:
-    explicit HttpsUpstream(const std::string &san = "");
+    explicit HttpsUpstream(const std::string &san = "", const std::string &script = TARTAROS_HTTPS_UPSTREAM);
     ~HttpsUpstream();
     HttpsUpstream(const HttpsUpstream &) = delete;
     HttpsUpstream &operator=(const HttpsUpstream &) = delete;

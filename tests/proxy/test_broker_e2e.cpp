@@ -29,9 +29,9 @@ using broker::status_of;
 
 namespace {
 
-const std::string kToken = "5f0c6a1e9b2d47c38e1f0a9b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d";
-const std::string kValue = "ghp_TOPSECRETvalue0123456789abcdef";
-const std::string kValue2 = "npm_OTHERsecret9876543210";
+const std::string &kToken = broker::kE2eToken;
+const std::string &kValue = broker::kE2eValue;
+const std::string &kValue2 = broker::kE2eValue2;
 
 struct Options {
     bool allow_internal = true;

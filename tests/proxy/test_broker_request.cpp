@@ -180,12 +180,12 @@ TEST_CASE("broker request: the response head drops hop-by-hop headers and the va
         "Content-Length: 2\r\nX-Echo: Bearer V4LUE-123\r\nV4LUE-123: name\r\nSet-Cookie: a=b\r\n\r\nok",
         65536);
     REQUIRE(r.status == tproxy::ParseStatus::Ok);
-    tproxy::ClientHead h = tproxy::client_response_head(r.resp, "V4LUE-123", false);
+    tproxy::ClientHead h = tproxy::client_response_head(r.resp, tproxy::ValueFinder("V4LUE-123"), false);
     CHECK(h.text == "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nSet-Cookie: a=b\r\n\r\n");
     CHECK(h.dropped == 2);
     CHECK_FALSE(h.framing_dropped);
-    CHECK(tproxy::client_response_head(r.resp, "2", true).framing_dropped);
-    CHECK(tproxy::client_response_head(r.resp, "zzz", true).text.ends_with("Connection: close\r\n\r\n"));
+    CHECK(tproxy::client_response_head(r.resp, tproxy::ValueFinder("2"), true).framing_dropped);
+    CHECK(tproxy::client_response_head(r.resp, tproxy::ValueFinder("zzz"), true).text.ends_with("Connection: close\r\n\r\n"));
 }
 
 TEST_CASE("broker request: framing and connection of a request")

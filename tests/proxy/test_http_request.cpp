@@ -153,3 +153,20 @@ TEST_CASE("http: sizes")
     std::string long_uri = "GET http://a.test/" + std::string(9000, 'a') + " HTTP/1.1\r\n";
     CHECK(parse(long_uri + "Host: a.test\r\n\r\n", 65536).err.status == 414);
 }
+
+TEST_CASE("http: a tab control byte or DEL in the request target is refused")
+{
+    for (const std::string &target : {"/a\tb"s, "/a\x01"s, "/a\x7f"s, "/a\x1b[0m"s, "/a\x0b"s}) {
+        CAPTURE(target);
+        CHECK(refused("GET http://a.test" + target + " HTTP/1.1\r\nHost: a.test\r\n\r\n") == "bad-request");
+        auto origin = tproxy::parse_request("GET " + target + " HTTP/1.1\r\nHost: a.test\r\n\r\n", 16384,
+                                            tproxy::Form::Origin);
+        CHECK(origin.status == ParseStatus::Error);
+    }
+    // A tab passes the head's byte check (it is legal between a header's name and value).
+    auto tab = tproxy::parse_request("GET /a\tb HTTP/1.1\r\nHost: a.test\r\n\r\n", 16384, tproxy::Form::Origin);
+    CHECK(tab.err.detail == "space, tab, control byte or DEL in the request target");
+    // Refused as soon as the request line is complete, not at the header deadline.
+    CHECK(refused("GET http://a.test/a\tb HTTP/1.1\r\nHost: a") == "bad-request");
+    CHECK(refused("GET http://a.test/caf\xc3\xa9 HTTP/1.1\r\nHost: a.test\r\n\r\n") == "");
+}
