@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "json_text.h"
+#include "net_channel.h"
 #include "units.h"
 
 namespace tartaros {
@@ -177,10 +178,34 @@ std::string rlimit_values(const tp_rlimit &r)
     return "soft " + rlimit_text(res, r.soft) + ", hard " + rlimit_text(res, r.hard);
 }
 
+// What holds tartaros-proxy (a network grant) to the run's limits here.
+std::string proxy_note(const tp_plan &p, const cgroup_probe &host)
+{
+    const uint64_t memory_max = p.limits ? p.limits->memory_max : 0;
+    std::string s = "tartaros-proxy serves at most " + std::to_string(tnc_max_connections(memory_max)) +
+                    " connections and " + std::to_string(tnc_max_exchanges(memory_max)) +
+                    " broker upstream connections at once (" +
+                    (memory_max ? "from memory_max" : "fixed without memory_max") +
+                    "); a client past them gets 503 overloaded; ";
+    const bool limited = p.limits && (p.limits->memory_max || p.limits->max_processes || p.limits->cpu_quota_us);
+    if (!limited)
+        return s + "no limit to count it against";
+    const unsigned tasks =
+        tnc_proxy_tasks((p.network->modes & TP_NET_PROXY) != 0, (p.network->modes & TP_NET_BROKER) != 0);
+    if (host.version[CG_MEMORY] || host.version[CG_PIDS] || host.version[CG_CPU])
+        return s + "it runs in the run's cgroup, so its memory, its " + std::to_string(tasks) +
+               " tasks (added to pids.max) and its CPU, TLS included, count against the limits; it is ended "
+               "before the cgroup is killed";
+    return s + "no cgroup here: its memory is not counted in memory_max, only bounded by those caps and by its "
+               "RLIMIT_NOFILE (6 descriptors a connection)";
+}
+
 // A cgroup is made when one carries a limit, or as the only kill switch without a PID namespace.
 std::vector<std::string> step_notes(const tp_plan &p, const cgroup_probe &host, const std::vector<Line> &lines)
 {
     std::vector<std::string> notes;
+    if (p.network && p.network->modes != 0)
+        notes.push_back(proxy_note(p, host));
     notes.emplace_back("rlimits: set by the command just before it executes and inherited by its descendants, "
                        "never above the hard limit tartaros-exec runs with (lowered to it); no cgroup needed");
     std::string leftovers = "leftovers (a daemonised child, a forgotten server) are killed at the end of the run";

@@ -87,6 +87,11 @@ std::vector<std::string> network_notes(const tp_plan &p)
         notes.emplace_back("tartaros-proxy runs on the host side as the supervisor's child, confined by its own "
                            "Landlock and seccomp; the listeners inside are made by the sandbox's init on 127.0.0.1 "
                            "and handed to it over a socketpair before the command starts");
+    if (modes != 0)
+        notes.emplace_back("each refusal of the proxy or the broker is one response naming its reason (a failed lookup "
+                           "says \"could not resolve\"), and when the run ends one tartaros: note: line per distinct "
+                           "refusal, with its count and what to change in the policy, follows the command's output; "
+                           "a connection to a local port the host refuses is reset");
     if (modes & TP_NET_PROXY)
         notes.emplace_back("HTTP(S) through the proxy only: CONNECT and absolute-form requests to allowed names and "
                            "destination ports; each name is resolved once on the host and an internal address "

@@ -13,6 +13,7 @@
 
 #include "arena.h"
 #include "cgroup_run.h"
+#include "raw.h"
 #include "report.h"
 
 namespace {
@@ -205,6 +206,18 @@ bool cgroup_attach(cgroup_run *run, pid_t pid, char *why, size_t why_size)
         }
     }
     return true;
+}
+
+long cgroup_attach_self(const cgroup_run *run)
+{
+    char num[24];
+    cg_utoa((uint64_t)raw_syscall2(SYS_getpid, 0, 0), num);
+    for (int i = 0; i < run->ndirs; i++) {
+        long err = cg_write(run->dirs[i].path, "cgroup.procs", num);
+        if (err != 0)
+            return err;
+    }
+    return 0;
 }
 
 void cgroup_read_events(const cgroup_run *run, cgroup_events *out)

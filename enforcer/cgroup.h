@@ -55,6 +55,10 @@ cgroup_run *cgroup_create(const cgroup_host *host, const cgroup_probe *probe, co
 /* Supervisor: moves `pid` (init, still waiting for its release) into every run cgroup. */
 bool cgroup_attach(cgroup_run *run, pid_t pid, char *why, size_t why_size);
 
+/* A child of the supervisor that shares its memory (tartaros-proxy before it executes): moves
+ * itself into every run cgroup, raw calls only. 0 or -errno. */
+long cgroup_attach_self(const cgroup_run *run);
+
 /* Supervisor, right after cgroup_create (no window in which a killed supervisor leaves the
  * cgroups behind): starts the warden (see the top). Raw calls only in it. It closes every fd
  * it inherits but a pidfd of the supervisor. One warden per process (its stack is static);

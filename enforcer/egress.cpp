@@ -8,15 +8,19 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arena.h"
 #include "effect_log.h"
+#include "net_channel.h"
 #include "netns.h"
 #include "raw.h"
 #include "report.h"
+#include "run_limits.h"
 #include "secrets.h"
 
 namespace {
@@ -27,15 +31,19 @@ constexpr const char kProxyName[] = "tartaros-proxy";
 struct proxy_start {
     const char *path;
     char **argv;
-    int inherit[3 + 256];  /* fds that must survive the exec: the channel, the log, the broker's
-                              secrets and one per exposed port (the plan reader's limit) */
+    int inherit[4 + 256];  /* fds that must survive the exec: the channel, the log, the notes,
+                              the broker's secrets and one per exposed port (the plan reader's limit) */
     int inherit_count;
     pid_t supervisor;
-    long exec_result;      /* set by the child when execve fails */
+    const cgroup_run *cgroup;  /* the run's cgroup the proxy joins before it executes; or NULL */
+    bool protect;              /* ... and memory_max is in it: make the proxy no OOM victim */
+    const char *failed_step;   /* set by the child with exec_result: what failed */
+    long exec_result;          /* -errno, set by the child when it cannot execute */
 };
 
 proxy_start g_start;
 pid_t g_proxy = -1;
+int g_notes = -1;  /* the read end of the proxy's notes (ir/net_channel.h) */
 alignas(16) char g_proxy_stack[16 << 10];
 
 /* The proxy sits next to tartaros-exec, as in the build tree's bin/ and an installation. */
@@ -162,6 +170,16 @@ char **proxy_argv(const run_ctx *ctx, const char *path, int channel)
             push2(&a, "--expose", arena_concat3(number((unsigned long)fd), ":", number(p->port)));
         }
     }
+    /* Caps in proportion to memory_max (ir/net_channel.h), also where no cgroup carries it. */
+    uint64_t memory_max = plan->limits ? plan->limits->memory_max : 0;
+    push2(&a, "--max-connections", number(tnc_max_connections(memory_max)));
+    push2(&a, "--max-exchanges", number(tnc_max_exchanges(memory_max)));
+    int notes[2];
+    if (pipe2(notes, O_CLOEXEC) != 0)
+        fail(EXIT_STARTUP, "cannot make the pipe for tartaros-proxy's notes: %s", strerror(errno));
+    g_notes = notes[0];
+    g_start.inherit[g_start.inherit_count++] = notes[1];
+    push2(&a, "--notes", number((unsigned long)notes[1]));
     if (ctx->strict)
         push(&a, "--strict");
     int log = effect_log_dup();  /* the proxy's network events (effect_log.h) */
@@ -185,6 +203,22 @@ int proxy_entry(void *)
     raw_syscall2(SYS_setsid, 0, 0);  /* the terminal's Ctrl-C is the command's, not the proxy's */
     uint64_t none = 0;
     raw_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&none, 0, sizeof none);
+    /* Into the run's cgroup before the first page of its own: its memory, tasks and CPU are
+     * the run's. It is never made an OOM victim (root callers: lowering the score needs
+     * CAP_SYS_RESOURCE; a user's sandbox has no memory cgroup here anyway). */
+    if (g_start.cgroup != nullptr) {
+        long err = cgroup_attach_self(g_start.cgroup);
+        if (err < 0) {
+            g_start.failed_step = "cannot move tartaros-proxy into the run's cgroup";
+            g_start.exec_result = err;
+            raw_syscall2(SYS_exit, 127, 0);
+        }
+        long adj = g_start.protect ? raw_open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC) : -1;
+        if (adj >= 0) {
+            raw_write((int)adj, "-1000", 5);
+            raw_close((int)adj);
+        }
+    }
     for (int i = 0; i < g_start.inherit_count; i++)
         raw_syscall4(SYS_fcntl, g_start.inherit[i], F_SETFD, 0, 0);
     long null_fd = raw_syscall4(SYS_openat, AT_FDCWD, (long)"/dev/null", O_RDWR | O_CLOEXEC, 0);
@@ -192,6 +226,7 @@ int proxy_entry(void *)
         raw_syscall4(SYS_dup3, null_fd, STDIN_FILENO, 0, 0);
         raw_syscall4(SYS_dup3, null_fd, STDOUT_FILENO, 0, 0);
     }
+    g_start.failed_step = "cannot start tartaros-proxy";
     g_start.exec_result = raw_syscall4(SYS_execve, (long)g_start.path, (long)g_start.argv, (long)kNoEnv, 0);
     raw_syscall2(SYS_exit, 127, 0);
     return 0;
@@ -201,16 +236,69 @@ void spawn_proxy(const run_ctx *ctx, int proxy_end)
 {
     g_start.path = proxy_path();
     g_start.supervisor = getpid();
+    g_start.cgroup = ctx->limits->cgroup;
+    g_start.protect = ctx->limits->wants.memory_max != 0;
     g_start.inherit[g_start.inherit_count++] = proxy_end;
     g_start.argv = proxy_argv(ctx, g_start.path, proxy_end);
     pid_t pid = clone(proxy_entry, g_proxy_stack + sizeof g_proxy_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, nullptr);
     if (pid < 0)
         fail(EXIT_STARTUP, "cannot start tartaros-proxy: clone: %s", strerror(errno));
-    if (g_start.exec_result < 0)
-        fail(EXIT_STARTUP, "cannot start %s: %s", g_start.path, strerror((int)-g_start.exec_result));
+    if (g_start.exec_result < 0) {
+        int status;
+        raw_waitpid(pid, &status);
+        fail(EXIT_STARTUP, "%s (%s): %s", g_start.failed_step, g_start.path, strerror((int)-g_start.exec_result));
+    }
     g_proxy = pid;
     for (int i = 0; i < g_start.inherit_count; i++)
         close(g_start.inherit[i]);
+}
+
+/* A plan whose only network mode is the broker, and the broker lost (preflight): nothing
+ * to relay, so no proxy; nor without the network namespace. */
+bool proxy_needed(const run_ctx *ctx)
+{
+    const tp_network *net = ctx->plan->network;
+    return net != nullptr && ((net->modes & ~TP_NET_BROKER) != 0 || ctx->broker) && (ctx->clone_flags & CLONE_NEWNET);
+}
+
+int64_t monotonic_ms()
+{
+    struct timespec ts = {};
+    raw_syscall2(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The proxy's notes, up to its EOF or a short deadline, onto stderr in one write. The proxy
+ * wrote them printable already; anything else is replaced all the same, as they go to a
+ * person's terminal. Raw calls: init may still run on this memory. */
+void copy_notes()
+{
+    static char buf[(TNC_MAX_NOTES + 1) * TNC_MAX_NOTE_BYTES];
+    size_t len = 0;
+    const int64_t deadline = monotonic_ms() + 2000;
+    while (g_notes >= 0 && len < sizeof buf) {
+        int64_t left = deadline - monotonic_ms();
+        if (left <= 0 || raw_poll1(g_notes, POLLIN, (int)left) <= 0)
+            break;
+        long n = raw_read(g_notes, buf + len, sizeof buf - len);
+        if (n <= 0 && n != -EINTR)
+            break;
+        len += n > 0 ? (size_t)n : 0;
+    }
+    while (len > 0 && buf[len - 1] != '\n')
+        len--;  /* a cut line is dropped, never printed half */
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] != '\n' && (buf[i] < 0x20 || buf[i] > 0x7e))
+            buf[i] = '?';
+    for (size_t off = 0; off < len;) {
+        long n = raw_write(STDERR_FILENO, buf + off, len - off);
+        if (n <= 0 && n != -EINTR)
+            break;
+        off += n > 0 ? (size_t)n : 0;
+    }
+    if (g_notes >= 0)
+        raw_close(g_notes);
+    g_notes = -1;
 }
 
 }  // namespace
@@ -219,8 +307,6 @@ void egress_start(run_ctx *ctx)
 {
     ctx->net_channel = -1;
     const tp_network *net = ctx->plan->network;
-    /* A plan whose only network mode is the broker, and the broker lost (preflight): nothing
-     * to relay, so no proxy. */
     if (net == nullptr || ((net->modes & ~TP_NET_BROKER) == 0 && !ctx->broker))
         return;
     if (!(ctx->clone_flags & CLONE_NEWNET)) {
@@ -241,11 +327,22 @@ void egress_release_sandbox_end(run_ctx *ctx)
         close(ctx->net_channel);
 }
 
+unsigned egress_tasks(const run_ctx *ctx)
+{
+    if (!proxy_needed(ctx))
+        return 0;
+    return tnc_proxy_tasks((ctx->plan->network->modes & TP_NET_PROXY) != 0, ctx->broker);
+}
+
 void egress_stop()
 {
     if (g_proxy <= 0)
         return;
-    raw_syscall2(SYS_kill, g_proxy, SIGKILL);
+    /* SIGTERM, not SIGKILL: the proxy ends its loop with every log line written, then writes
+     * its notes and closes the pipe; only then may the cgroup be killed. */
+    raw_kill(g_proxy, SIGTERM);
+    copy_notes();
+    raw_kill(g_proxy, SIGKILL);
     int status;
     raw_waitpid(g_proxy, &status);
     g_proxy = -1;

@@ -6,6 +6,10 @@
  * sandbox side of the channel closes. It is started before the sandbox so that its start-up
  * (dynamic loading, its own Landlock and seccomp) runs on the other CPU while init builds the
  * mount tree; init's half (listeners.h) hands it the listeners and waits for its "ready".
+ * When the run has a cgroup the proxy is in it, from before it executes: its memory, tasks and
+ * CPU (TLS included) count against the run's limits, and its connection caps follow
+ * memory_max (--max-connections, --max-exchanges; ir/net_channel.h). The sandbox cannot
+ * write cgroup files, and the supervisor ends the proxy before it kills the cgroup.
  * Protocol: ir/net_channel.h. With the credential broker, the proxy also inherits the sealed
  * memfd of its secrets (secrets.h, ir/broker_secrets.h); its command line holds only names.
  */
@@ -24,6 +28,12 @@ void egress_start(run_ctx *ctx);
  * see the sandbox end. */
 void egress_release_sandbox_end(run_ctx *ctx);
 
-/* Supervisor, once the run is over (init has posted the command's status or is gone): ends
- * the proxy and reaps it, so no process of the run outlives it. Raw calls only (raw.h). */
+/* Preflight and supervisor: the tasks the proxy will add to the run's cgroup (pids.max), 0
+ * when no proxy runs. */
+unsigned egress_tasks(const run_ctx *ctx);
+
+/* Supervisor, once the run is over and the command's output is relayed (relay_finish): asks
+ * the proxy to stop (SIGTERM), copies its end-of-run notes to stderr (one `tartaros: note:`
+ * line per distinct refusal; bounded wait), then kills and reaps it, so no process of the run
+ * outlives it and it is gone before the run's cgroup is killed. Raw calls only (raw.h). */
 void egress_stop();

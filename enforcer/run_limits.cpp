@@ -14,6 +14,7 @@
 
 #include "arena.h"
 #include "effect_log.h"
+#include "egress.h"
 #include "raw.h"
 #include "report.h"
 #include "text_append.h"
@@ -219,6 +220,9 @@ void limits_create_cgroup(run_ctx *ctx)
     run_limits *rl = ctx->limits;
     if (!wants_cgroup(rl->wants))
         return;
+    /* tartaros-proxy joins the cgroup (egress.h): its tasks are the run's, not the command's. */
+    if (rl->wants.pids_max)
+        rl->wants.pids_max += egress_tasks(ctx);
     cgroup_host host = cgroup_host_default();
     char why[256];
     rl->cgroup = cgroup_create(&host, &rl->probe, &rl->wants, why, sizeof why);

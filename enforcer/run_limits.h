@@ -2,7 +2,7 @@
  *
  * Who carries what:
  *  - max_processes, memory_max, cpu_max: the run's cgroup (enforcer/cgroup.h), decided in
- *    preflight. Without a usable pids controller max_processes is RLIMIT_NPROC, which is as
+ *    preflight; tartaros-proxy is in it too (egress.h), its tasks added to pids.max. Without a usable pids controller max_processes is RLIMIT_NPROC, which is as
  *    exact as pids.max for an unprivileged caller in the sandbox's own user namespace
  *    (nproc_is_exact in run_limits.cpp); elsewhere it is weaker (kNprocWeakness), so a loss:
  *    a warning, or a refusal under --strict. Memory and CPU have no fallback.

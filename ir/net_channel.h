@@ -22,6 +22,12 @@
  *     connects to 127.0.0.1:PORT. The sandbox side answers nothing else.
  *
  * The proxy exits when the channel reaches EOF after message 2: the sandbox has ended.
+ *
+ * Beside the channel, the supervisor gives the proxy the write end of a pipe (--notes FD):
+ * when it stops (EOF here, or the supervisor's SIGTERM once the command's output is done) the
+ * proxy writes one line per distinct refusal, `tartaros: note: ...`, at most TNC_MAX_NOTES of
+ * them and a last one counting the rest, then closes it. The supervisor copies those lines to
+ * its stderr after the command's last byte of output, so they never split one of its lines.
  */
 #ifndef TARTAROS_IR_NET_CHANNEL_H
 #define TARTAROS_IR_NET_CHANNEL_H
@@ -59,5 +65,40 @@ struct tnc_ready {      /* 256 bytes */
 };
 
 #define TNC_SOCKET_REQUEST 'S'
+
+#define TNC_MAX_NOTES 20u
+#define TNC_MAX_NOTE_BYTES 480u  /* a note line at most, newline included */
+
+/* The proxy's tasks in the run's cgroup (pids.max): its main thread, and when it proxies
+ * HTTP or runs the broker (the only modes that look names up) its resolver threads. All are
+ * started before "ready", so they hold their slots before the command runs and the command
+ * gets exactly max_processes; TLS makes none. */
+static inline unsigned tnc_proxy_lookup_threads(bool http_proxy, bool broker)
+{
+    return http_proxy || broker ? 4u : 0u;
+}
+
+static inline unsigned tnc_proxy_tasks(bool http_proxy, bool broker)
+{
+    return 1u + tnc_proxy_lookup_threads(http_proxy, broker);
+}
+
+/* The proxy's caps, from the run's memory_max (0: none). A tunnel costs at most two pipes of
+ * 64 KiB, a head of up to 16 KiB and its socket buffers (about 256 KiB when every buffer is
+ * full); a broker exchange about twice that (two 64 KiB buffers, OpenSSL's records). So the
+ * proxy never holds more than about half of memory_max in tunnels and an eighth in
+ * exchanges, and a small sandbox still gets a usable proxy. Without memory_max, fixed caps
+ * that keep the proxy near 1 GiB at worst. */
+static inline uint32_t tnc_max_connections(uint64_t memory_max)
+{
+    uint64_t n = memory_max ? memory_max / (512u << 10) : 4096u;
+    return n < 32u ? 32u : n > 4096u ? 4096u : (uint32_t)n;
+}
+
+static inline uint32_t tnc_max_exchanges(uint64_t memory_max)
+{
+    uint64_t n = memory_max ? memory_max / (4u << 20) : 256u;
+    return n < 4u ? 4u : n > 256u ? 256u : (uint32_t)n;
+}
 
 #endif /* TARTAROS_IR_NET_CHANNEL_H */

@@ -188,6 +188,20 @@ const std::map<std::string, Handler> &handlers()
              c.max_connections = n;
              return "";
          }},
+        {"--max-exchanges", [](Config &c, const std::string &v) -> std::string {
+             unsigned long long n = 0;
+             if (!parse_uint(v, 1 << 16, &n) || n == 0)
+                 return bad("--max-exchanges", v, "expected 1..65536");
+             c.max_exchanges = n;
+             return "";
+         }},
+        {"--notes", [](Config &c, const std::string &v) -> std::string {
+             std::vector<int> one;
+             std::string err = add_fd(&one, "--notes", v);
+             if (err.empty())
+                 c.notes_fd = one[0];
+             return err;
+         }},
         {"--header-timeout-ms", [](Config &c, const std::string &v) { return set_ms(&c.header_timeout_ms, "--header-timeout-ms", v); }},
         {"--idle-timeout-ms", [](Config &c, const std::string &v) { return set_ms(&c.idle_timeout_ms, "--idle-timeout-ms", v); }},
         {"--connect-timeout-ms", [](Config &c, const std::string &v) { return set_ms(&c.connect_timeout_ms, "--connect-timeout-ms", v); }},
@@ -216,7 +230,7 @@ const std::map<std::string, Handler> &handlers()
 }
 
 // Flags that may appear once (the others repeat, or the last value counts).
-const std::set<std::string> kOnce = {"--channel", "--proxy-port", "--effect-log", "--run-id"};
+const std::set<std::string> kOnce = {"--channel", "--proxy-port", "--effect-log", "--run-id", "--notes"};
 // What configures the HTTP proxy; meaningless in channel mode without --proxy-port.
 const std::set<std::string> kPolicyFlags = {"--allow", "--deny", "--host", "--ports"};
 // Only in channel mode.

@@ -9,8 +9,8 @@
  *                  [--host NAME=ADDR]... [--ports P,P...]] [--relay PORT]... [--expose FD:PORT]...
  *                  [--broker-port P broker...] [common...]
  * Common: [--max-header-bytes N] [--header-timeout-ms N] [--idle-timeout-ms N]
- *         [--connect-timeout-ms N] [--max-connections N] [--log FD] [--strict]
- *         [--effect-log FD --run-id ID]
+ *         [--connect-timeout-ms N] [--max-connections N] [--max-exchanges N] [--log FD]
+ *         [--strict] [--effect-log FD --run-id ID] [--notes FD]
  * Broker: the flags of broker_config.h (the credential broker, README.md).
  *
  * Every flag takes one value and may repeat where it makes sense. parse_args either returns a
@@ -58,9 +58,11 @@ struct Config {
     int idle_timeout_ms = 300000;     // a tunnel with no byte either way for this long ends
     int connect_timeout_ms = 10000;   // lookup plus TCP connect
     size_t max_connections = 0;       // 0: as many as RLIMIT_NOFILE fits
+    size_t max_exchanges = 256;       // broker upstream sessions at once (TLS: the costly part)
     int log_fd = -1;
     int effect_log_fd = -1;  // tartaros-exec's effect log (effect_log.h), with run_id
     std::string run_id;
+    int notes_fd = -1;  // where the refusal summary goes when the proxy stops (reply.h)
     bool strict = false;  // refuse to run when Landlock is unavailable
     BrokerConfig broker;
 

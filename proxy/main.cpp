@@ -45,7 +45,9 @@ int fail(const std::string &msg)
     return kExitConfig;
 }
 
-// Raises the descriptor limit to its hard maximum and caps connections to what fits.
+// Raises the descriptor limit to its hard maximum and caps connections to what fits; with
+// --max-connections, then lowers both limits to what that many connections need, so the
+// kernel holds the cap too (and the proxy cannot take more descriptors than its share).
 void fit_connection_limit(tproxy::Config &c)
 {
     rlimit rl;
@@ -59,11 +61,17 @@ void fit_connection_limit(tproxy::Config &c)
     size_t fit = rl.rlim_cur > reserve ? (rl.rlim_cur - reserve) / kFdsPerConn : 1;
     if (c.max_connections == 0) {
         c.max_connections = fit;
-    } else if (c.max_connections > fit) {
-        std::fprintf(stderr, "tartaros: warning: --max-connections lowered to %zu (RLIMIT_NOFILE)\n",
-                     fit);
+        return;
+    }
+    if (c.max_connections > fit) {
+        // tartaros-exec derives the number from memory_max; only a person typing it is told.
+        if (!c.channel_mode())
+            std::fprintf(stderr, "tartaros: warning: --max-connections lowered to %zu (RLIMIT_NOFILE)\n",
+                         fit);
         c.max_connections = fit;
     }
+    rl.rlim_cur = rl.rlim_max = reserve + c.max_connections * kFdsPerConn;
+    setrlimit(RLIMIT_NOFILE, &rl);
 }
 
 int listen_on(const tproxy::ListenAddr &l)
@@ -286,13 +294,12 @@ int run_channel_mode(const tproxy::Config &cfg, int sigfd)
         return 1;
     }
     try {
-        tproxy::Resolver resolver(0, 256);
+        // The resolver threads start before "ready", confined (they inherit every layer): in
+        // the run's cgroup they hold the slots the enforcer added to pids.max for them.
+        tproxy::Resolver resolver(tnc_proxy_lookup_threads(cfg.http_proxy(), cfg.broker.enabled()), 256);
         tproxy::Server server(cfg, std::move(listeners), sigfd, chan, resolver, broker.get());
         if (!tproxy::send_ready(chan, TNC_READY, ""))
             return 0;  // the sandbox has already ended
-        // The command waits for "ready", not for lookups: threads start after it, still
-        // confined (they inherit every layer).
-        resolver.add_threads(cfg.needs_lookups() ? 4 : 0);
         return server.run();
     } catch (const std::exception &e) {
         std::string msg = std::string("proxy: ") + e.what();

@@ -37,8 +37,6 @@ public:
     };
 
     Resolver(unsigned threads, size_t max_pending);
-    // More worker threads (channel mode starts them once the sandbox has its "ready").
-    void add_threads(unsigned threads);
     ~Resolver();
     Resolver(const Resolver &) = delete;
     Resolver &operator=(const Resolver &) = delete;
@@ -50,6 +48,7 @@ public:
     std::vector<Result> drain();
 
 private:
+    void add_threads(unsigned threads);
     struct Job {
         uint64_t token;
         std::string name;

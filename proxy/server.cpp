@@ -28,6 +28,14 @@ constexpr int kLingerMs = 2000;            // to write a refusal and read what t
 constexpr size_t kMaxDrainBytes = 1 << 20;  // ... at most this much
 constexpr int kAcceptBatch = 64;
 
+// A relay or exposed port has no HTTP to say why: a reset is the refusal, so the client sees
+// ECONNRESET ("connection refused" in spirit) rather than a clean end of the stream.
+void reset(int fd)
+{
+    linger l{1, 0};
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+}
+
 uint64_t special_tag(uint64_t type, uint64_t value)
 {
     return type << 62 | value;
@@ -160,6 +168,8 @@ int Server::run()
         for (int i = 0; i < n && !stop_; i++)
             on_event(evs[i].data.u64, evs[i].events);
     }
+    // Every decision is made: the end-of-run notes can be final.
+    log_.write_notes(cfg_.notes_fd);
     return 0;
 }
 
@@ -244,14 +254,18 @@ bool Server::make_room()
 
 void Server::turn_away(const Listener &l, int fd)
 {
-    Refusal r{503, "overloaded", "connection limit reached; try again later"};
-    if (l.route == Route::Http)
+    Refusal r{503, "overloaded",
+              "connection limit reached (" + std::to_string(cfg_.max_connections) +
+                  " at once); try again later"};
+    if (l.route == Route::Http) {
         refuse_now(fd, r);
-    else if (l.route == Route::Broker)
+    } else if (l.route == Route::Broker) {
         broker_turn_away(fd, r);
-    else
+    } else {
         log_.denied(l.route == Route::Relay ? "RELAY" : "EXPOSE",
                     "127.0.0.1:" + std::to_string(l.port), r);
+        reset(fd);
+    }
     close(fd);
 }
 
@@ -316,8 +330,7 @@ void Server::on_resolved(Resolver::Result &r)
         return;
     Conn &c = *found;
     if (r.gai_error != 0)
-        return refuse(c, {502, "dns-failure",
-                          "cannot resolve " + c.req.host.text + ": " + gai_strerror(r.gai_error)});
+        return refuse(c, {502, "dns-failure", could_not_resolve(c, gai_strerror(r.gai_error))});
     c.addrs = std::move(r.addrs);
     c.via = "dns";
     check_addresses(c);
@@ -361,8 +374,40 @@ void Server::check_addresses(Conn &c)
                               (broker ? "set allow_internal in [broker] to allow it"
                                       : "pin it in hosts to allow an internal address")});
     if (c.addrs.empty())
-        return refuse(c, {502, "dns-failure", "no address for " + c.req.host.text});
+        return refuse(c, {502, "dns-failure", could_not_resolve(c, "no address")});
+    if (broker && !room_for_exchange(c))
+        return refuse(c, {503, "overloaded",
+                          "broker exchange limit (" + std::to_string(cfg_.max_exchanges) +
+                              " upstream connections at once) reached; try again later"});
     start_connect(c);
+}
+
+std::string Server::could_not_resolve(const Conn &c, const char *why) const
+{
+    std::string s = "could not resolve " + c.req.host.text + ": " + why;
+    return route(c) == Route::Broker ? s : s + "; check the name, or pin it in hosts";
+}
+
+bool Server::room_for_exchange(const Conn &c)
+{
+    // Counted when needed rather than tracked: the broker's code opens and drops upstreams,
+    // and a scan of at most max_connections slots per new upstream costs nothing beside TLS.
+    size_t held = 0;
+    Conn *idle = nullptr;
+    for (const auto &slot : slots_) {
+        Conn &o = *slot;
+        if (&o == &c || o.cfd < 0 || route(o) != Route::Broker || o.ufd < 0)
+            continue;
+        held++;
+        if (o.broker->up_idle && o.state == State::Head)
+            idle = &o;
+    }
+    if (held < cfg_.max_exchanges)
+        return true;
+    if (idle == nullptr)
+        return false;
+    broker_drop_upstream(*idle);  // a kept, idle upstream is only a saved handshake
+    return true;
 }
 
 void Server::start_connect(Conn &c, int given_fd)
@@ -385,8 +430,10 @@ void Server::start_connect(Conn &c, int given_fd)
     }
     if (given_fd >= 0)
         close(given_fd);  // no address to use it on
-    refuse(c, {502, "upstream-unreachable",
-               "cannot connect to " + c.target + ": " + strerror(c.last_errno)});
+    std::string why = "cannot connect to " + c.target + ": " + strerror(c.last_errno);
+    if (route(c) == Route::Relay)
+        why += "; is anything listening on the host's port (local_ports)?";
+    refuse(c, {502, "upstream-unreachable", why});
 }
 
 void Server::on_connected(Conn &c, uint32_t events)
@@ -466,8 +513,10 @@ void Server::refuse(Conn &c, Refusal r)
         return broker_refuse(c, r, b.close_after || b.has_body);
     }
     log_.denied(c.req.method.empty() ? "-" : c.req.method, c.target.empty() ? "-" : c.target, r);
-    if (route(c) != Route::Http)
-        return close_conn(c);  // a raw tunnel has no one to tell but the log
+    if (route(c) != Route::Http) {
+        reset(c.cfd);  // a raw tunnel has no one to tell but the log and the reset
+        return close_conn(c);
+    }
     if (c.ufd >= 0) {
         unregister(c, false);
         close(c.ufd);

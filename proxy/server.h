@@ -81,6 +81,10 @@ private:
     void on_request(Conn &c);
     void on_resolved(Resolver::Result &r);
     void check_addresses(Conn &c);
+    std::string could_not_resolve(const Conn &c, const char *why) const;
+    // Whether c may open a broker upstream under --max-exchanges (dropping another
+    // connection's idle kept upstream if that makes room).
+    bool room_for_exchange(const Conn &c);
     // Connects to the next checked address; on a socket the sandbox made when given_fd >= 0.
     void start_connect(Conn &c, int given_fd = -1);
     void on_connected(Conn &c, uint32_t events);
