@@ -3,6 +3,7 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -49,9 +50,19 @@ inline int sys_fsmount(int fsfd, unsigned flags, unsigned attr_flags)
     return (int)syscall(SYS_fsmount, fsfd, flags, attr_flags);
 }
 
+/* openat2, tried again on EAGAIN: with RESOLVE_BENEATH or RESOLVE_IN_ROOT the kernel gives up
+ * on a path that climbs ("..", a relative symlink) when a rename or a mount happened anywhere
+ * during the walk, which another sandbox starting at the same moment makes likely. */
 inline int sys_openat2(int dirfd, const char *path, kuapi::open_how *how)
 {
-    return (int)syscall(SYS_openat2, dirfd, path, how, sizeof *how);
+    constexpr int kTries = 64;
+    int fd = -1;
+    for (int i = 0; i < kTries; i++) {
+        fd = (int)syscall(SYS_openat2, dirfd, path, how, sizeof *how);
+        if (fd >= 0 || errno != EAGAIN)
+            break;
+    }
+    return fd;
 }
 
 inline int sys_pivot_root(const char *new_root, const char *put_old)
