@@ -77,6 +77,11 @@ long open_as_command(socket_call &c, long dirfd, const char *path, bool director
  * with c.refusal set. `binding`: a read-only mount answers -EROFS, as the kernel would. */
 long require_private_mount(socket_call &c, long fd, bool binding);
 
+/* The socket at the command's `path` when it is the sandbox's own (a socket inode on a
+ * filesystem the sandbox made): an O_PATH descriptor of it, or -errno (ECONNREFUSED for a
+ * path that is no socket, as connect() and sendto() answer). */
+long open_sandbox_socket(socket_call &c, const char *path);
+
 /* "/proc/self/fd/N" of the mediator's `fd` as a unix address: the very inode checked, with no
  * second lookup of the command's path. Returns the address length. */
 uint32_t address_of_fd(long fd, void *sockaddr_un_out);

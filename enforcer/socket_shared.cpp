@@ -218,6 +218,23 @@ long require_private_mount(socket_call &c, long fd, bool binding)
     return -EACCES;
 }
 
+long open_sandbox_socket(socket_call &c, const char *path)
+{
+    long target = open_as_command(c, AT_FDCWD, path, false);
+    if (target < 0)
+        return target;
+    struct stat st;
+    long ret = rsys(SYS_fstat, target, (long)&st);
+    if (ret == 0 && !S_ISSOCK(st.st_mode))
+        ret = -ECONNREFUSED;
+    if (ret == 0)
+        ret = require_private_mount(c, target, false);
+    if (ret == 0)
+        return target;
+    raw_close((int)target);
+    return ret;
+}
+
 uint32_t address_of_fd(long fd, void *sockaddr_un_out)
 {
     struct sockaddr_un *via = (struct sockaddr_un *)sockaddr_un_out;

@@ -19,7 +19,6 @@
  */
 #include <fcntl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 
 #include "socket_calls.h"
@@ -96,19 +95,11 @@ long connect_unix(socket_call &c, const void *addr, uint32_t len)
 
 long connect_pathname(socket_call &c, const char *path)
 {
-    long target = open_as_command(c, AT_FDCWD, path, false);
+    long target = open_sandbox_socket(c, path);
     if (target < 0)
         return target;
-    struct stat st;
-    long ret = rsys(SYS_fstat, target, (long)&st);
-    if (ret == 0 && !S_ISSOCK(st.st_mode))
-        ret = -ECONNREFUSED;  /* what connect() answers for a path that is no socket */
-    if (ret == 0)
-        ret = require_private_mount(c, target, false);
-    if (ret == 0) {
-        struct sockaddr_un via;
-        ret = connect_unix(c, &via, address_of_fd(target, &via));
-    }
+    struct sockaddr_un via;
+    long ret = connect_unix(c, &via, address_of_fd(target, &via));
     raw_close((int)target);
     return ret;
 }

@@ -16,7 +16,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 
@@ -34,19 +33,11 @@ long send_copy(socket_call &c, uint64_t size, const void *addr, uint32_t len)
 
 long send_to_pathname(socket_call &c, uint64_t size, const char *path)
 {
-    long target = open_as_command(c, AT_FDCWD, path, false);
+    long target = open_sandbox_socket(c, path);
     if (target < 0)
         return target;
-    struct stat st;
-    long ret = rsys(SYS_fstat, target, (long)&st);
-    if (ret == 0 && !S_ISSOCK(st.st_mode))
-        ret = -ECONNREFUSED;  /* what sendto() answers for a path that is no socket */
-    if (ret == 0)
-        ret = require_private_mount(c, target, false);
-    if (ret == 0) {
-        struct sockaddr_un via;
-        ret = send_copy(c, size, &via, address_of_fd(target, &via));
-    }
+    struct sockaddr_un via;
+    long ret = send_copy(c, size, &via, address_of_fd(target, &via));
     raw_close((int)target);
     return ret;
 }
