@@ -128,7 +128,8 @@ void copy_window_size(relay_state *r)
         rsys(SYS_ioctl, r->master, TIOCSWINSZ, (long)&size);
 }
 
-/* The master arrives once init has built the sandbox's /dev/pts (stdio_install). */
+/* The master arrives once init has opened the pty, before it starts the command
+ * (stdio_open_terminal). */
 void receive_master(relay_state *r)
 {
     long n;
