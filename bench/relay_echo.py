@@ -17,6 +17,7 @@ ECHO = ("import os, tty\n"
         "    b = os.read(0, 1)\n"
         "    if b == b'q': break\n"
         "    os.write(1, b)\n")
+KEYS = [bytes([c]) for c in b"abcdefghijklmnoprstuvwxyz"]  # no "q": it ends the echo program
 pid, fd = pty.fork()
 if pid == 0:
     argv = prefix + ["/usr/bin/python3", "-c", ECHO]
@@ -25,7 +26,7 @@ while os.read(fd, 1) != b"R":
     pass
 samples = []
 for i in range(count):
-    byte = bytes([ord("a") + i % 26])
+    byte = KEYS[i % len(KEYS)]
     start = time.perf_counter()
     os.write(fd, byte)
     got = b""

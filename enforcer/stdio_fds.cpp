@@ -22,6 +22,9 @@
 namespace {
 
 constexpr int kStdio = 3;
+/* A relayed pipe holds 1 MiB (the default pipe-max-size), not 64 KiB: a copy through the
+ * supervisor then costs a wake-up per megabyte, not per 64 KiB. */
+constexpr int kPipeSize = 1 << 20;
 
 bool is_dev_null(const struct stat *st)
 {
@@ -85,6 +88,7 @@ void make_pipe(stdio_setup *s, int k)
     s->sandbox_end[k] = k == 0 ? fds[0] : fds[1];
     s->relay_end[k] = mine;
     checked(fcntl(mine, F_SETFL, O_NONBLOCK), "fcntl");
+    fcntl(fds[0], F_SETPIPE_SZ, kPipeSize);  /* best effort: pipe-max-size may be lower */
 }
 
 /* A run started in the background finds the terminal in whatever modes its foreground has
