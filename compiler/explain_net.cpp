@@ -66,23 +66,25 @@ std::string join_ports(const std::vector<uint16_t> &ports)
     return join(parts);
 }
 
-// What each mode does and what it leaves open; the README's Limits say the same.
+// What each mode does and what it leaves open; docs/limits.md says the same.
 std::vector<std::string> network_notes(const tp_plan &p)
 {
     const uint32_t modes = p.network ? p.network->modes : 0;
     std::vector<std::string> notes = {
         "a private network namespace with only its loopback: the agent's own servers on 127.0.0.1 reach each "
         "other, nothing of the host's network is reachable, abstract unix sockets are the namespace's own"};
-    notes.emplace_back("every connect() of the command is mediated by the sandbox's init (seccomp user "
-                       "notification): a pathname unix socket is connected to only when it lies on a mount the "
-                       "sandbox can write and, with a PID namespace, a process of the sandbox listens on it, so no "
-                       "host service is reachable over a unix socket wherever its socket is; sendto()/sendmsg() with a "
-                       "unix destination address are not mediated (a host datagram socket in the host's /tmp or in "
-                       "a writable root receives them); a mediated connection's peer credentials name "
-                       "the mediator; a blocking connect to a full backlog holds the connects behind it; mediation is "
-                       "lost (a warning, a refusal under --strict) without a mount namespace, on a kernel without "
-                       "user notification or pidfd_getfd (5.6), or under Yama ptrace_scope 3, and then the host's "
-                       "sockets are reachable wherever they are readable outside the hidden /run");
+    notes.emplace_back("every connect(), bind() and sendto() with an address of the command is mediated by the "
+                       "sandbox's init (seccomp user notification): a pathname unix socket is the sandbox's only on "
+                       "the private /tmp or /dev/shm, so a host service's socket is refused wherever it lies (the "
+                       "workspace included) and bind() elsewhere answers EACCES; a stream connect is made on the "
+                       "mediator's own socket and installed over the command's once its peer is a sandbox process; "
+                       "sendmsg()/sendmmsg() with a destination address are not mediated (a filter cannot read the "
+                       "address: a host datagram socket in the host's /tmp or in a writable root receives them, "
+                       "SCM_RIGHTS included); a mediated connection's peer credentials name the mediator; a blocking "
+                       "connect or sendto holds the calls behind it; mediation is lost (a warning, a refusal under "
+                       "--strict) without a mount namespace, on a kernel without user notification or pidfd_getfd "
+                       "(5.6), or under Yama ptrace_scope 3, and then the host's sockets are reachable wherever they "
+                       "are readable outside the hidden /run");
     if (modes != 0)
         notes.emplace_back("tartaros-proxy runs on the host side as the supervisor's child, confined by its own "
                            "Landlock and seccomp; the listeners inside are made by the sandbox's init on 127.0.0.1 "

@@ -141,6 +141,9 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
     CHECK(has(text, "        - skipped when absent at start\n"));
     CHECK(has(text, "7. exec  policy.toml:20:1\n"));
     CHECK(has(text, "PID 2 under a small init"));
+    // The network step states what mediation covers and what it cannot.
+    CHECK(has(text, "every connect(), bind() and sendto() with an address of the command is mediated"));
+    CHECK(has(text, "sendmsg()/sendmmsg() with a destination address are not mediated"));
 
     // Steps appear in the enforcer's order of work.
     size_t last = 0;
