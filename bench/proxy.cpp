@@ -13,7 +13,7 @@
 //  3. TUNNELS connections opened at once (tunnel: every CONNECT sent before any reply is read),
 //     then one ping-pong on each; how many worked and how long it took, and the proxy's RSS
 //     (VmRSS) idle and with all of them open.
-// It prints the machine and a markdown table; the target of issue 4 is throughput through the
+// It prints the machine and a markdown table; the project's target is throughput through the
 // tunnel >= 80% of direct loopback. It measures, it does not gate: exit 0 whatever the ratio.
 //
 // Usage: bench_proxy PROXY_BINARY [BYTES [REPEATS [ROUNDTRIPS [TUNNELS]]]]
@@ -621,7 +621,7 @@ void print_table(uint64_t bytes, const Throughput &th, const Pair &rt, const Man
                 mt.opened, static_cast<double>(rss_idle) / 1024,
                 static_cast<double>(mt.rss_open_kib) / 1024);
     double ratio = quantile(tp.tunnel, 1) / quantile(tp.direct, 1);
-    std::printf("\ntarget (issue 4): throughput through the tunnel >= 0.80 of direct loopback: "
+    std::printf("\ntarget: throughput through the tunnel >= 0.80 of direct loopback: "
                 "%s (%.2f, best of %s)\n", ratio >= 0.8 ? "met" : "NOT met", ratio, n.c_str());
 }
 

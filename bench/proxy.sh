@@ -2,7 +2,7 @@
 # bench/proxy.sh BUILD_DIR — what a tartaros-proxy CONNECT tunnel costs against direct loopback
 # TCP: throughput of one stream, 1-byte round-trip latency, and 1,000 tunnels open at once with
 # the proxy's RSS (bench/proxy.cpp says how). Prints the machine, then a markdown table.
-# Issue 4's target: throughput through the tunnel >= 80% of direct loopback; the script
+# The project's target: throughput through the tunnel >= 80% of direct loopback; the script
 # measures, it does not gate. Environment: BYTES (one stream, default 1073741824), REPEATS
 # (streams each way, default 5; the best counts), ROUNDTRIPS (default 20000), TUNNELS
 # (default 1000).

@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/startup.sh BUILD_DIR — start-up cost of `tartaros-exec plan -- /bin/true` against bare
 # /bin/true and against bubblewrap confining the same policy, in two hyperfine runs:
-#  1. without a shell (-N): bubblewrap as the peers were measured, without a seccomp filter;
+#  1. without a shell (-N): bubblewrap as it is usually run, without a seccomp filter;
 #  2. equivalent isolation: bubblewrap also loads our plan's seccomp program (`--seccomp 3`
 #     with the program on fd 3). Passing an fd needs a shell, so this run goes through
 #     hyperfine's shell (whose spawn time hyperfine subtracts; bare pays it too).
@@ -11,9 +11,9 @@
 #     and the policy plus `[process]` limits (a cgroup made, joined, killed and removed per
 #     run; as root only, since an unprivileged caller gets no cgroup on this machine kind).
 #
-# The policy is the one the peers were measured with (PEERS.md §1): the work directory
+# The policy is a typical agent's (bench/README.md): the work directory
 # writable, everything else read-only, one directory unreadable, no network, private PID
-# namespace and /proc. DESIGN §8 target: our added time <= 1/3 of bubblewrap's.
+# namespace and /proc. The project's target: our added time <= 1/3 of bubblewrap's.
 # Environment: RUNS (default 100), WARMUP (default 5), OUT (directory for the exports;
 # default: a temporary one, removed).
 set -eu

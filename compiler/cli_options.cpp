@@ -11,7 +11,8 @@ namespace {
 
 using enum ValueKind;
 
-// The seed's flags (shared/seed), in the seed's order, then the launcher's own options.
+// The flags that build a policy, in their documented order (docs/tartaros-run.md), then the
+// launcher's own options.
 constexpr std::array kRunOptions = {
     RunOption{RunFlag::Strict, "--strict", None, "", "",
               "a guarantee this host cannot install is a refusal (exit 78) instead of a warning"},

@@ -2,7 +2,7 @@
 // reading a policy, compiling it, explaining a plan, and reporting the way every TartarOS
 // binary does.
 //
-// Refusal contract (DESIGN §1): exit kExitRefusal and a first stderr line that starts
+// Refusal contract (docs/architecture.md, rule 1): exit kExitRefusal and a first stderr line that starts
 // "tartaros: ". A policy's diagnostics come after such a line ("tartaros: FILE: N errors"),
 // each as `file:line:col: severity: message [rule-id]` with the source line and a caret.
 #pragma once

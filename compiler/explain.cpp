@@ -1,5 +1,5 @@
 // compiler/explain.cpp — prints a plan, step by step in the enforcer's order of work
-// (DESIGN §7): namespaces, network (and the broker), mounts, environment, fixed hardening,
+// (docs/architecture.md): namespaces, network (and the broker), mounts, environment, fixed hardening,
 // Landlock, exec. Text and
 // JSON carry the same content; both read the plan only through ir/plan_reader.
 #include "explain.h"

@@ -62,7 +62,7 @@ std::string token_source(const tp_plan &p)
                        : "the launcher's variable " + printable(env) + ", read once at start";
 }
 
-// What the broker does and leaves open; the README's Limits say the same.
+// What the broker does and leaves open; docs/limits.md says the same.
 std::vector<std::string> broker_notes(const tp_plan &p)
 {
     const bool internal = (p.broker->flags & TP_BROKER_ALLOW_INTERNAL) != 0;

@@ -21,7 +21,7 @@ using seccomp::PolicyRule;
 using seccomp::Profile;
 using seccomp::SyscallRule;
 
-// What the kernel cannot do for this layer; the README's Limits say the same.
+// What the kernel cannot do for this layer; docs/limits.md says the same.
 const std::vector<std::string> kSeccompLimits = {
     "loaded last, after Landlock, by the command only: everything it starts inherits it; the sandbox's "
     "own init (PID 1, which only reaps and forwards signals) runs without it",

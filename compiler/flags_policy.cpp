@@ -135,7 +135,7 @@ bool Merger::in_credentials_dir(const FlagUse &use, const std::string &path) {
     return true;
 }
 
-// The seed's idiom: "--read-deny /" is read_scope = "granted", not a deny of everything.
+// The flags' idiom: "--read-deny /" is read_scope = "granted", not a deny of everything.
 void Merger::read_deny(const FlagUse &use) {
     const std::optional<std::string> path = resolve(use);
     if (!path || in_credentials_dir(use, *path)) return;

@@ -353,7 +353,7 @@ void BrokerReader::read_allowed_hosts(const toml::key &key, const toml::node &no
 void BrokerReader::read_ca_file(const toml::key &key, const toml::node &node)
 {
     const std::string *raw = text(key, node, "a string (the path of a PEM file of CA certificates)");
-    if (raw == nullptr || raw->empty())  // "" is the seed's way to say: the system store only
+    if (raw == nullptr || raw->empty())  // "" is the way to say: the system store only
         return;
     PathError err;
     const std::optional<std::string> path = resolve_policy_path(*raw, key.str(), base_dir_, home_, err);

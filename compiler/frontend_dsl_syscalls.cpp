@@ -1,6 +1,6 @@
 // compiler/frontend_dsl_syscalls.cpp — see frontend_dsl_syscalls.h.
 //
-// Conditions test the low 32 bits of an argument (TOOLCHAIN §3: the kernel reads int
+// Conditions test the low 32 bits of an argument (the kernel reads int
 // arguments as 32 bits, so a test of the whole register could be dodged with the high word):
 // every value is reduced to 32 bits here, a negative one modulo 2^32 (-100 is AT_FDCWD's
 // 0xffffff9c), and one that does not fit either way is an error rather than a silent cut.

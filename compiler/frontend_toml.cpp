@@ -2,7 +2,7 @@
 //
 // Every key is checked against a small schema per table (toml_schema.h); [process] is read by
 // frontend_process.cpp, [broker] by frontend_broker.cpp (whose checks against the other tables
-// run once the whole document is read). The seed's Linux-only refusals (globs, unix socket
+// run once the whole document is read). The Linux-only refusals (globs, unix socket
 // paths) are recognised, not reported as unknown keys, and say why.
 #include "frontend_toml.h"
 

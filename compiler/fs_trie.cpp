@@ -264,7 +264,7 @@ FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path, const H
     if (!granted && !names_path(policy, run_dir))
         trie.add(run_dir, FsRule{RuleKind::ReadDeny, SourcePos{policy.source_path, 0, 0}, true});
 
-    // An agent must not be able to weaken its own sandbox (DESIGN §5): nor the policy file nor
+    // An agent must not be able to weaken its own sandbox (docs/architecture.md, rule 4): nor the policy file nor
     // any file it included (a rules.tart beside the project is as much the policy).
     const SourcePos implied{policy.source_path, 0, 0};
     if (!policy.source_path.empty() && inside_writable_root(policy, policy.source_path))

@@ -1,5 +1,5 @@
 // compiler/fs_trie.h — every filesystem rule of a policy in one path trie, and the access
-// level it gives any path (DESIGN §5, docs/design-notes.md §2).
+// level it gives any path (docs/design-notes.md §2).
 //
 // Resolution: the rules at a path's deepest ancestor-or-self node decide. Allows are floors
 // and denies are caps on the level inherited from the parent, so at equal depth a deny beats
@@ -96,7 +96,7 @@ private:
     std::unique_ptr<FsNode> root_;
 };
 
-// The directories read_scope = "granted" makes readable (the seed's list; /dev and /proc are
+// The directories read_scope = "granted" makes readable (a fixed list; /dev and /proc are
 // added by their own rules).
 extern const std::vector<std::string> kGrantedSystemPaths;
 

@@ -1,5 +1,5 @@
 // compiler/implied_denies.h — write denies the compiler adds because of what the host shows
-// (README "write_denies", docs/design-notes.md §2):
+// (docs/policy.md "write_denies", docs/design-notes.md §2):
 //  - beside a write-denied hooks directory of a git directory, every file through which git
 //    runs code or learns where to run it from (kGitCodeFiles): protecting hooks/ alone
 //    leaves core.hooksPath, core.fsmonitor, filters, aliases and a re-pointed commondir;

@@ -1,4 +1,4 @@
-// tartaros: the seed's command line (`tartaros run`) and the compiler's subcommands in one
+// tartaros: the flag command line (`tartaros run`) and the compiler's subcommands in one
 // binary. Argument handling and calls only: what the flags mean is flags_policy.h, the
 // pipeline is compile_driver.h (the same as tartaros-compile's), the enforcement is
 // tartaros-exec, started next to this binary on the plan in a sealed memfd.

@@ -183,7 +183,7 @@ inline const std::vector<std::string> kBrokerReservedHeaders = {
 //
 // Invariants: nr is a syscall of the compiler's native table and name is its name; `when` is
 // sorted by arg, holds at most one condition per argument (0..5), and each condition tests the
-// low 32 bits only (TOOLCHAIN §3: the kernel reads int arguments as 32 bits, so a test on the
+// low 32 bits only (the kernel reads int arguments as 32 bits, so a test on the
 // full register could be sidestepped with the high word); In/NotIn values are sorted, unique
 // and non-empty; AnyBit/NoBit hold exactly one non-zero mask; err is 1..4095 unless kill.
 struct SyscallCondition {

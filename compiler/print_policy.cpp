@@ -1,6 +1,6 @@
 // compiler/print_policy.cpp — see print_policy.h.
 //
-// Each block is written by one function, key by key in README's order. A key's statement
+// Each block is written by one function, key by key in docs/policy.md's order. A key's statement
 // comes from the model alone: a scalar is set when its position has a line, a list when it
 // has elements (the model cannot tell `read_allows = []` from no key, and both mean the
 // same); env.passthrough is the exception the model marks itself (absent: the defaults,

@@ -3,8 +3,8 @@
 //
 // The printout is the normalised policy: absolute normalised paths, normalised domains,
 // numbers as the model holds them, in a fixed order (version, then the blocks filesystem,
-// network, process, env, broker, syscalls; inside a block the keys in the order of README's
-// "Policy reference"). Every setting the policy made (pos.line != 0) is one statement; a
+// network, process, env, broker, syscalls; inside a block the keys in the order of docs/policy.md's
+// table of keys). Every setting the policy made (pos.line != 0) is one statement; a
 // list with more than one element has one element per line. What the policy left at its
 // default is a comment (`# passthrough PATH, HOME, ...; (default)`), so a reader sees what
 // applies without a statement that would count as set.

@@ -1,6 +1,6 @@
 // compiler/seccomp_profile.cpp — the intended seccomp profile (see seccomp_profile.h).
 //
-// Every rule is a line of data with its reason; the README's hardening table is these reasons.
+// Every rule is a line of data with its reason; docs/seccomp.md's hardening table is these reasons.
 // Kernel constants are spelled out here rather than taken from <linux/*.h> so the profile does
 // not change with the headers of the machine that builds it.
 #include "seccomp_profile.h"
@@ -116,7 +116,7 @@ struct Denial {
     std::string_view why;
 };
 
-// The unconditional part of the hardening profile (EPERM), in the README's order.
+// The unconditional part of the hardening profile (EPERM), in docs/seccomp.md's order.
 constexpr Denial kDenials[] = {
     {"ptrace", "reads and rewrites other processes of the sandbox (and their secrets)"},
     {"process_vm_readv", "reads another process's memory without ptrace"},

@@ -24,7 +24,7 @@
 //  - no case is empty (some call makes it hold), and a rule with cases allows otherwise;
 //  - an argument test reads only the low 32 bits of its argument, as the kernel does for its
 //    int and unsigned int parameters (and for clone's flags, which it truncates), so a caller
-//    cannot slip past a test by setting the high word (TOOLCHAIN §3).
+//    cannot slip past a test by setting the high word.
 #pragma once
 
 #include <cstdint>
@@ -79,7 +79,7 @@ struct SyscallRule {
     std::string_view name;      // "" for a number beyond the table (future syscalls)
     std::vector<Case> cases;    // disjoint across actions; empty: `otherwise` always applies
     Action otherwise;           // when no case holds
-    std::string_view why;       // one line: why the rule exists (README, --explain)
+    std::string_view why;       // one line: why the rule exists (docs/seccomp.md, --explain)
     bool hardening = false;     // false: baseline, in every profile (or the policy's)
     bool policy = false;        // only the policy's rules decide this syscall (no built-in rule)
     int otherwise_rule = -1;    // the policy rule `otherwise` comes from; -1: built in (or allow)

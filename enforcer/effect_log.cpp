@@ -309,7 +309,7 @@ void effect_log_open(run_ctx *ctx)
     const int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK;
     kuapi::open_how how = {(uint64_t)flags, 0600, kuapi::RESOLVE_NO_SYMLINKS};
     int fd = sys_openat2(AT_FDCWD, path, &how);
-    if (fd < 0 && errno == ENOSYS)  /* before Linux 5.6: the last component only (README) */
+    if (fd < 0 && errno == ENOSYS)  /* before Linux 5.6: the last component only (docs/effect-log.md) */
         fd = open(path, flags | O_NOFOLLOW, 0600);
     if (fd < 0 && errno == ELOOP)
         refuse("cannot open the effect log %s: a component of its path is a symlink (give the log's real path)",

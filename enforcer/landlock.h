@@ -35,6 +35,6 @@ void landlock_enforce(int ruleset_fd);
 /* The command, after no_new_privs: when the plan wanted a private network namespace and the
  * host refused it (no --strict), a second Landlock layer handles TCP bind and connect and
  * grants neither, so nothing of the host's network is reachable over TCP (ABI 4; UDP and
- * other protocols are not covered: README, Limits). With the namespace there is nothing for
+ * other protocols are not covered: docs/limits.md). With the namespace there is nothing for
  * it to stop, and the agent's own loopback servers keep working. */
 void landlock_deny_tcp_without_netns(const run_ctx *ctx);

@@ -1,6 +1,6 @@
 /* enforcer/main.cpp — tartaros-exec [--strict] [--log FILE] PLAN.bin|--plan-fd N -- CMD [ARGS...]
  *
- * The order of work (DESIGN §7): arguments → plan read and validated (ir/plan_reader) →
+ * The order of work (docs/architecture.md): arguments → plan read and validated (ir/plan_reader) →
  * preflight (plan consistency, kernel probes, strict/degrade) → supervisor (namespaces,
  * mounts, Landlock, exec). A usage error or an unusable plan is exit 78 with one line.
  */

@@ -25,7 +25,7 @@
  * With denied-syscall events too (deny_events.h), the command loads one listener program in
  * place of both that filter and the plan's (ir/bpf_listen.h), as its very last step, and hands
  * the listener over on both paths; the mediator answers each denial with the plan's errno.
- * Limits (README): a mediated unix connection's peer credentials name the mediator (same uid
+ * Limits (docs/limits.md): a mediated unix connection's peer credentials name the mediator (same uid
  * and gid); a blocking connect or sendto holds the calls behind it; sendmsg()/sendmmsg() with
  * a destination address are not mediated: a filter cannot see their address, and mediating
  * every one would tax all traffic.

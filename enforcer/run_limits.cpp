@@ -256,7 +256,7 @@ void limits_protect_supervisor(const run_ctx *ctx, pid_t init)
     long fd = raw_open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return;
-    raw_write((int)fd, "-1000", 5);  /* EACCES without CAP_SYS_RESOURCE: stated in the README */
+    raw_write((int)fd, "-1000", 5);  /* EACCES without CAP_SYS_RESOURCE: stated in docs/enforcement.md */
     raw_close((int)fd);
 }
 

@@ -1,4 +1,4 @@
-// grammar/Tart.g4 — the .tart policy language (issue 9). grammar/README.md explains every rule;
+// grammar/Tart.g4 — the .tart policy language. grammar/README.md explains every rule;
 // docs/dsl.md is the reference with an example per construct.
 //
 // The parser only checks the shape of a policy. Everything about meaning (which keys a block

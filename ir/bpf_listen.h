@@ -32,7 +32,7 @@ extern "C" {
 /* The mediator's rules, T above (x86_64 numbers): connect, bind, and sendto with a destination
  * address (args[4] != NULL, both words) -> USER_NOTIF; with `execs` (the effect log) execve and
  * execveat too; anything else -> ALLOW. A filter cannot read sendmsg's address (it is in
- * memory): sendmsg and sendmmsg are not among them (README, Limits). Writes them into `out`
+ * memory): sendmsg and sendmmsg are not among them (docs/limits.md). Writes them into `out`
  * (room for TP_MEDIATOR_RULES_MAX) and returns their number. */
 #define TP_MEDIATOR_RULES_MAX 12u
 uint32_t tp_mediator_rules(int execs, struct tp_bpf_insn *out);

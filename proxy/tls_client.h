@@ -13,7 +13,7 @@
  * (X509_VERIFY_PARAM_set1_ip_asc) checked against the certificate. A handshake or
  * verification failure is "upstream-tls". An EOF without close_notify counts as EOF: the
  * broker frames every body itself and treats a short one as truncated (only a close-delimited
- * response cannot tell; see README "Limits").
+ * response cannot tell; see docs/limits.md).
  * Io: one call's outcome. After WantRead/WantWrite the same call must be repeated (with the
  * same bytes, for a write) once the socket is ready the way it says.
  */

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/cli/check.sh TARTAROS TARTAROS_COMPILE SHARE_DIR — the `tartaros` command line end to
 # end, without running a sandbox:
-#  - the seed's flags (listed here, independently of the option table) are exactly the rows
+#  - the run flags (listed here, independently of the option table) are exactly the rows
 #    of `tartaros run --help`, each with its policy field, and each appears in --help, in the
 #    bash and zsh completions and in the man page; the files the build installed under
 #    SHARE_DIR are what the binary prints now;
@@ -47,7 +47,7 @@ refused() {
     esac
 }
 
-# The seed's flags (shared/seed/README.md) and the launcher's, with the field each sets.
+# The flags that build a policy and the launcher's, with the field each sets.
 declare -A FIELD=(
     [--write]="[filesystem] writable_roots" [--read-deny]="[filesystem] read_denies"
     [--read-allow]="[filesystem] read_allows" [--write-deny]="[filesystem] write_denies"
@@ -68,7 +68,7 @@ echo "-- help, completions and the man page cover every flag"
 "$tartaros" man >man.txt || fail "man"
 rows=$(sed -n 's/^  \(--[a-z-]*\).*/\1/p' run-help.txt | sort)
 [ "$rows" = "$(printf '%s\n' "${!FIELD[@]}" | sort)" ] ||
-    fail "run --help's flags differ from the seed's: $(echo "$rows" | tr '\n' ' ')"
+    fail "run --help's flags differ from the expected ones: $(echo "$rows" | tr '\n' ' ')"
 for flag in "${!FIELD[@]}"; do
     ok
     line=$(grep -E -- "^  $flag( [][A-Z=]+)? " run-help.txt)

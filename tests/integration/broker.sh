@@ -1,5 +1,5 @@
 #!/bin/bash
-# The credential broker ([broker], DESIGN §6) in a real sandbox, against a local HTTPS upstream
+# The credential broker ([broker], docs/broker.md) in a real sandbox, against a local HTTPS upstream
 # with a test CA (tests/proxy/https_upstream.py, on the host's 127.0.0.1; `allow_internal`).
 # With the token from $CREDENTIALS_DIRECTORY/broker-token, a request to $TARTAROS_BROKER_URL
 # reaches the upstream, which sees exactly the injected header and never the token; a missing

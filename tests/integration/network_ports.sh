@@ -4,7 +4,7 @@
 # the same port P at 127.0.0.2 and [::1], on another port of 127.0.0.2 and on another port of
 # 127.0.0.1; a UDP listener on 127.0.0.1:P and a unix socket under the host's /tmp (where
 # host_sockets.sh shows the implied mask at work; a socket in another readable place is the
-# blind spot the README's Limits state). In one sandbox run the agent reaches 127.0.0.1:P and none of the others,
+# blind spot docs/limits.md states). In one sandbox run the agent reaches 127.0.0.1:P and none of the others,
 # no proxy is set up (no allow_domains), while a socket it makes in its workspace works.
 # `expose_ports = [E]`: a server the agent starts on 127.0.0.1:E inside answers the host at
 # 127.0.0.1:E while the run lasts (the agent waits for the host side before it exits), and one

@@ -1,5 +1,5 @@
 #!/bin/bash
-# `tartaros run`: every flag of the seed, for effect, through the one enforcer. A table holds a
+# `tartaros run`: every flag that builds a policy, for effect, through the one enforcer. A table holds a
 # row per flag: the flags of the run, a benign case the flag's grant allows and an escape that
 # stays blocked, both in one sandbox run; then a control run without the flag (for a flag on
 # by default: a --config that turns its key off) shows that the flag is what made the
@@ -116,7 +116,7 @@ row --read-allow grant "--write $W --read-deny $T/secret --read-allow $T/secret/
 SYSTEM_ALLOWS="--read-allow /usr --read-allow /lib --read-allow /lib64 --read-allow /bin --read-allow /sbin"
 SYSTEM_ALLOWS="$SYSTEM_ALLOWS --read-allow /etc --read-allow /dev --read-allow /proc --read-allow $W"
 SYSTEM_ALLOWS="$SYSTEM_ALLOWS --read-allow $IT_DIR"  # the probes
-row "--read-deny / (the seed's read_scope granted)" deny "--write $W --read-deny / $SYSTEM_ALLOWS" \
+row "--read-deny / (read_scope granted)" deny "--write $W --read-deny / $SYSTEM_ALLOWS" \
     "--write $W $SYSTEM_ALLOWS" \
     "$PROBE benign read $W/prot/f" \
     "$PROBE escape read $T/pub/p" "$DENIED_READ"

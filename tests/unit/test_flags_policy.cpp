@@ -133,7 +133,7 @@ TEST_CASE("flags: read-deny of the root is read_scope granted") {
     CHECK(q.fs.read_denies.empty());
 }
 
-TEST_CASE("flags: the seed's granted idiom lists the system paths the scope grants already") {
+TEST_CASE("flags: the --read-deny / idiom lists the system paths the scope grants already") {
     std::vector<FlagUse> flags = {{RunFlag::ReadDeny, "/"}, {RunFlag::Write, "/w/p"}};
     for (const char *path : {"/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/dev", "/proc", "/w/p"})
         flags.push_back({RunFlag::ReadAllow, path});

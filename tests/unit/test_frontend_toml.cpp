@@ -230,7 +230,7 @@ TEST_CASE("toml: read_scope values") {
     CHECK(parsed.policy->fs.read_scope.pos.line == 3);
 }
 
-TEST_CASE("toml: the seed's Linux refusals: glob fields and unix socket paths") {
+TEST_CASE("toml: the Linux refusals: glob fields and unix socket paths") {
     CHECK(only_error("version = 1\n[filesystem]\nglob_read_denies = [\"~/.ssh/*\"]\n") ==
           "3:1: error: 'glob_read_denies' is not supported on Linux: TartarOS has no glob engine; list each path in "
           "read_denies [glob]\n");

@@ -83,7 +83,7 @@ TEST_CASE("fs trie: allows are floors and denies are caps")
     check_levels(trie, {{"/w/docs/a", Level::Write}, {"/s/f", Level::None}, {"/s/f/g", Level::None}});
 }
 
-TEST_CASE("fs trie: granted scope reads only the seed's list, roots and allows")
+TEST_CASE("fs trie: granted scope reads only the system list, roots and allows")
 {
     Policy p;
     p.fs.read_scope = {ReadScope::Granted, SourcePos{"/p/policy.toml", 2, 14}};

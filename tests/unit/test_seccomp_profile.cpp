@@ -1,6 +1,6 @@
 // Tests of compiler/seccomp_profile: the intent itself. Its invariants (sorted rules,
 // disjoint cases), the answers an attacker's calls must get (high-word garbage, x32, foreign
-// architectures), the difference the two policy switches make, and the README documenting
+// architectures), the difference the two policy switches make, and docs/seccomp.md documenting
 // every rule.
 #include <doctest/doctest.h>
 
@@ -111,7 +111,7 @@ TEST_CASE("seccomp profile: socket families are judged on the low 32 bits")
     CHECK(answer(kDenyUnix, call("socket", {kInet, 1, 0})) == Action::allow());
 }
 
-TEST_CASE("seccomp profile: hardening refuses what the README lists, the baseline does not")
+TEST_CASE("seccomp profile: hardening refuses what docs/seccomp.md lists, the baseline does not")
 {
     for (std::string_view name : {"ptrace", "process_vm_readv", "bpf", "mount", "umount2", "pivot_root",
                                   "open_tree", "move_mount", "fsopen", "mount_setattr", "open_tree_attr", "unshare",
@@ -187,16 +187,16 @@ TEST_CASE("seccomp profile: validation inputs cover every number, x32 and every 
     CHECK(inputs == profile.validation_inputs());
 }
 
-TEST_CASE("seccomp profile: the README documents every rule")
+TEST_CASE("seccomp profile: docs/seccomp.md documents every rule")
 {
-    std::ifstream in(TARTAROS_SOURCE_DIR "/README.md");
+    std::ifstream in(TARTAROS_SOURCE_DIR "/docs/seccomp.md");
     REQUIRE(in);
     std::stringstream text;
     text << in.rdbuf();
-    const std::string readme = text.str();
-    const size_t section = readme.find("## Syscall hardening (seccomp)");
+    const std::string doc = text.str();
+    const size_t section = doc.find("# Syscall hardening (seccomp)\n");
     REQUIRE(section != std::string::npos);
-    const std::string tables = readme.substr(section, readme.find("\n## ", section + 1) - section);
+    const std::string tables = doc.substr(section, doc.find("\n# ", section + 1) - section);
     const Profile profile(kDenyUnix);
     for (const SyscallRule &r : profile.rules()) {
         if (r.name.empty())

@@ -434,7 +434,7 @@ TEST_CASE("seccomp_verify: filter statistics")
                 ", weighted mean ", s.weighted_mean);
         CHECK(s.length == p.size());
         CHECK(s.worst_allowed_no_args <= s.worst_allowed);
-        // DESIGN §8: at most 16 instructions for an allowed syscall (met by those without
+        // The project's target (docs/architecture.md): at most 16 instructions for an allowed syscall (met by those without
         // argument rules; the argument checks of socket() run far longer, see the MESSAGE).
         CHECK(s.worst_allowed_no_args <= 16);
         // The longest allowed path tests arguments, so it belongs to a syscall with argument rules.
