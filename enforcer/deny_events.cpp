@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/syscall.h>
@@ -160,9 +161,12 @@ const char *deny_events_unavailable_reason(const tp_plan *plan)
     const tp_bpf_insn *prog = plan->seccomp_prog;
     const uint32_t len = plan->seccomp_insn_count;
     /* The hand-off descriptors are small numbers; a plan's profile never looks at them. */
-    if (run_plan(prog, len, SYS_sendmsg, 3, 0, MSG_NOSIGNAL).ret != TP_RET_ALLOW ||
+    if (run_plan(prog, len, SYS_getpid, 0, 0, 0).ret != TP_RET_ALLOW ||
+        run_plan(prog, len, SYS_prctl, PR_SET_DUMPABLE, 1, 0).ret != TP_RET_ALLOW ||
+        run_plan(prog, len, SYS_write, 3, 0, 8).ret != TP_RET_ALLOW ||
+        run_plan(prog, len, SYS_read, 3, 0, 1).ret != TP_RET_ALLOW ||
         run_plan(prog, len, SYS_close, 3, 0, 0).ret != TP_RET_ALLOW)
-        return "the plan's filter refuses sendmsg or close, which hand the listener to the mediator";
+        return "the plan's filter refuses getpid, prctl, write, read or close, which hand the listener to the mediator";
     return nullptr;
 }
 

@@ -29,12 +29,12 @@
 #include "kuapi.h"
 
 /* The most instructions the mediator's own rules (the tail of the listener program) take. */
-constexpr uint32_t kListenerTailMax = 12;
+constexpr uint32_t kListenerTailMax = 14;
 
 /* Preflight, with the effect log and connect mediation: whether the plan's filter can be
  * loaded as the listener program (it fits beside the mediator's rules, and it lets the
- * command hand the listener over, which it does under that program: sendmsg on `handoff`
- * and close), or why not. A plan that judged those calls by arguments other than the ones
+ * command hand the listener over, which it does under that program: getpid, prctl, write
+ * and read on the hand-off, then close), or why not. A plan that judged those calls by arguments other than the ones
  * checked here (the descriptor, the flags) could stop the command at start-up; the
  * compiler's profiles never look at them. */
 const char *deny_events_unavailable_reason(const tp_plan *plan);

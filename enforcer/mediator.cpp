@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bpf_check.h"
@@ -27,11 +28,11 @@
 #include "deny_events.h"
 #include "effect_log.h"
 #include "exec_events.h"
-#include "fd_passing.h"
 #include "kuapi.h"
 #include "raw.h"
 #include "text_append.h"
 #include "report.h"
+#include "send_calls.h"
 #include "socket_calls.h"
 
 namespace {
@@ -64,27 +65,14 @@ bool still_pending(int listener, const kuapi::seccomp_notif &n)
     return rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_ID_VALID, (long)&n.id) == 0;
 }
 
-/* The call on `c`, with the mediator's copy of the address (`addr`, `len` bytes). */
-long dispatch(socket_call &c, const unsigned char *addr, uint32_t len)
-{
-    switch (c.n->data.nr) {
-    case SYS_connect: return mediated_connect(c, addr, len);
-    case SYS_bind: return mediated_bind(c, addr, len);
-    case SYS_sendto: return mediated_sendto(c, addr, len);
-    }
-    return -ENOSYS;
-}
-
-/* One notification: connect(fd, addr, len), bind(fd, addr, len) or sendto(fd, buf, size,
- * flags, addr, len) of process `n.pid`. */
+/* One notification: connect(fd, addr, len) or bind(fd, addr, len) of process `n.pid`, made
+ * here with the mediator's copy of the address (`addr`, *len bytes). */
 long answer(int listener, const kuapi::seccomp_notif &n, const char **refusal, unsigned char *addr, uint32_t *len)
 {
-    const bool sendto = n.data.nr == SYS_sendto;
-    const uint64_t remote = n.data.args[sendto ? 4 : 1];
-    *len = (uint32_t)n.data.args[sendto ? 5 : 2];
+    *len = (uint32_t)n.data.args[2];
     if (*len > kMaxAddress)
         return -EINVAL;
-    long pidfd = rsys(SYS_pidfd_open, n.pid, 0);
+    long pidfd = caller_pidfd(n.pid);
     if (pidfd < 0)
         return pidfd;
     long ret = 0;
@@ -95,7 +83,7 @@ long answer(int listener, const kuapi::seccomp_notif &n, const char **refusal, u
     if (ret == 0 && sock < 0)
         ret = sock;
     if (ret == 0 && *len > 0) {
-        struct iovec local = {addr, *len}, from = {(void *)remote, *len};
+        struct iovec local = {addr, *len}, from = {(void *)n.data.args[1], *len};
         if (rsys(SYS_process_vm_readv, n.pid, (long)&local, 1, (long)&from, 1, 0) != (long)*len)
             ret = -EFAULT;
     }
@@ -104,7 +92,7 @@ long answer(int listener, const kuapi::seccomp_notif &n, const char **refusal, u
         ret = -ESRCH;
     socket_call c = {listener, &n, (int)sock, nullptr};
     if (ret == 0)
-        ret = dispatch(c, addr, *len);
+        ret = n.data.nr == SYS_connect ? mediated_connect(c, addr, *len) : mediated_bind(c, addr, *len);
     *refusal = c.refusal;
     if (sock >= 0)
         raw_close((int)sock);
@@ -112,11 +100,27 @@ long answer(int listener, const kuapi::seccomp_notif &n, const char **refusal, u
     return ret;
 }
 
-/* The listener, as the command sends it over the hand-off; -1 if it never comes. */
+/* The listener, taken from the command (pidfd_getfd) once it has written its pid and the
+ * listener's number on the hand-off; -1 if that never comes. The command waits for the answer
+ * (0, or the errno) before it closes its copy. Not sent with SCM_RIGHTS: the command's sendmsg() would be
+ * notified to the very listener it sends. */
 int receive_listener(int handoff)
 {
-    long n;
-    return raw_recv_fd(handoff, 0, &n);
+    int32_t ids[2];
+    long got;
+    do
+        got = raw_read(handoff, ids, sizeof ids);
+    while (got == -EINTR);
+    long listener = -1;
+    if (got == (long)sizeof ids) {
+        long pidfd = rsys(SYS_pidfd_open, ids[0], 0);
+        listener = pidfd < 0 ? pidfd : rsys(SYS_pidfd_getfd, pidfd, ids[1], 0);
+        if (pidfd >= 0)
+            raw_close((int)pidfd);
+    }
+    const int32_t reply = listener >= 0 ? 0 : got == (long)sizeof ids ? (int32_t)-listener : EPROTO;
+    raw_write(handoff, &reply, sizeof reply);
+    return listener >= 0 ? (int)listener : -1;
 }
 
 /* Only CAP_SYS_PTRACE (over the command, for pidfd_getfd and its memory): no DAC override,
@@ -129,43 +133,68 @@ void keep_only_ptrace()
     rsys(SYS_capset, (long)&header, (long)data);
 }
 
+bool send_syscall(uint64_t nr)
+{
+    return nr == SYS_sendto || nr == SYS_sendmsg || nr == SYS_sendmmsg;
+}
+
 /* The answer to one notification: a call the plan denies (with denied-syscall events: its
- * errno, recorded), an exec (recorded, then the kernel goes on), or a socket call (made here). */
-void decide(int listener, const kuapi::seccomp_notif &n, kuapi::seccomp_notif_resp &resp)
+ * errno, recorded), an exec (recorded, then the kernel goes on), or a connect or bind (made
+ * here). Sends answer themselves, now or once they are done (send_calls.h): false then. */
+bool decide(int listener, const kuapi::seccomp_notif &n, kuapi::seccomp_notif_resp &resp)
 {
     if (g_setup.plan_prog != nullptr && deny_event_answer(g_setup.plan_prog, g_setup.plan_len, listener, n, &resp.error))
-        return;
+        return true;
     if (exec_event_syscall(n.data.nr)) {
         exec_event_record(listener, n, g_socket_view.proc_shows_sandbox);
         resp.flags = kuapi::SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-        return;
+        return true;
+    }
+    if (send_syscall(n.data.nr)) {
+        send_call(listener, n);
+        return false;
     }
     const char *refusal = nullptr;
     unsigned char addr[kMaxAddress] = {};
     uint32_t len = 0;
     long ret = answer(listener, n, &refusal, addr, &len);
-    if (refusal != nullptr && g_setup.log_fd >= 0)
+    if (refusal != nullptr && g_socket_view.record_refusals)
         deny_event_connect(listener, n, (int)-ret, refusal, addr, len);
     resp.error = ret < 0 ? (int32_t)ret : 0;
-    resp.val = ret > 0 ? ret : 0;  /* sendto's byte count */
+    return true;
 }
 
+void receive_one(int listener)
+{
+    kuapi::seccomp_notif n = {};
+    if (rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_RECV, (long)&n) != 0)
+        return;  /* the caller was killed while we woke up */
+    kuapi::seccomp_notif_resp resp = {};
+    resp.id = n.id;
+    if (decide(listener, n, resp))
+        rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_SEND, (long)&resp);
+}
+
+/* Answers notifications, and moves held sends on, until no process of the command is left. */
 void serve(int listener)
 {
+    /* The caller waits while the mediator answers: the kernel hands the CPU straight from one
+     * to the other (Linux 6.6; older kernels answer EINVAL and wake them the usual way). */
+    rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_SET_FLAGS, (long)kuapi::SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+    struct pollfd set[1 + kMaxHeldSends];
     for (;;) {
-        struct pollfd p = {listener, POLLIN, 0};
-        long ready = rsys(SYS_ppoll, (long)&p, 1, 0, 0, 8);
+        int timeout_ms = -1;
+        const uint32_t held = held_sends_poll_set(set + 1, &timeout_ms);
+        set[0] = {listener, POLLIN, 0};
+        struct timespec timeout = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
+        long ready = rsys(SYS_ppoll, (long)set, 1 + held, timeout_ms < 0 ? 0 : (long)&timeout, 0, 8);
         if (ready == -EINTR)
             continue;
-        if (ready < 0 || (p.revents & (POLLHUP | POLLERR | POLLNVAL)))
+        if (ready < 0 || (set[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
             return;  /* no process of the command is left */
-        kuapi::seccomp_notif n = {};
-        if (rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_RECV, (long)&n) != 0)
-            continue;  /* the caller was killed while we woke up */
-        kuapi::seccomp_notif_resp resp = {};
-        resp.id = n.id;
-        decide(listener, n, resp);
-        rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_SEND, (long)&resp);
+        held_sends_progress(set + 1, held);
+        if (set[0].revents & POLLIN)
+            receive_one(listener);
     }
 }
 
@@ -273,11 +302,23 @@ void note_private_filesystems(const tp_plan *plan)
     }
 }
 
+/* The command's side of the hand-off (receive_listener): its pid and the listener's number,
+ * then the mediator's answer, once it holds its own copy. pidfd_getfd is a ptrace-style
+ * access, and the address space the command still shares with init and the supervisor is
+ * non-dumpable (launch.cpp): it is dumpable for the hand-off only, while nothing of the agent
+ * has run yet. */
 void send_listener(int handoff, int listener)
 {
-    long n = raw_send_fd(handoff, listener, 'L');
-    if (n != 1)
-        fail(EXIT_STARTUP, "cannot hand the connect listener to the mediator: %s", strerror((int)-n));
+    const int32_t ids[2] = {(int32_t)getpid(), listener};
+    int32_t reply = EPROTO;
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    if (write(handoff, ids, sizeof ids) != (ssize_t)sizeof ids)
+        fail(EXIT_STARTUP, "cannot hand the connect listener to the mediator: %s", strerror(errno));
+    while (read(handoff, &reply, sizeof reply) < 0 && errno == EINTR) {
+    }
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    if (reply != 0)
+        fail(EXIT_STARTUP, "the mediator could not take the connect listener: %s", strerror(reply));
 }
 
 }  // namespace
@@ -315,7 +356,7 @@ void mediator_prepare(run_ctx *ctx, bool early)
     if (!wanted(ctx))
         return;
     g_setup = {-1, -1, effect_log_fd(), nullptr, 0};
-    g_socket_view = {false, ctx->pid_ns, !ctx->pid_ns || plan_mounts_fresh_proc(ctx->plan), {}, 0};
+    g_socket_view = {false, ctx->pid_ns, !ctx->pid_ns || plan_mounts_fresh_proc(ctx->plan), g_setup.log_fd >= 0, {}, 0};
     note_private_filesystems(ctx->plan);
     if (ctx->deny_events) {
         g_setup.plan_prog = ctx->plan->seccomp_prog;
@@ -350,7 +391,8 @@ void mediator_start(const run_ctx *ctx)
 void mediator_start_before_command(const run_ctx *ctx)
 {
     const tp_limits *limits = ctx->plan->limits;
-    if (execs_wanted(ctx) || (wanted(ctx) && limits != nullptr && limits->max_processes != 0))
+    /* With a hand-off, the command waits for the mediator to take its listener. */
+    if (g_setup.handoff >= 0 || execs_wanted(ctx) || (wanted(ctx) && limits != nullptr && limits->max_processes != 0))
         mediator_start(ctx);
 }
 

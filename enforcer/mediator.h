@@ -3,17 +3,18 @@
  * A pathname unix socket can be connected to through a read-only mount, and Landlock (ABI 7)
  * has no right for connect(): the implied masks of /run and /tmp hide the usual places, but a
  * socket anywhere else readable (~/.docker/run, /var/lib/..., a directory the host shares, the
- * workspace itself) would stay in reach. So every connect(), bind() and sendto() with an
- * address of the command goes through a mediator (the rules: ir/bpf_listen.h):
+ * workspace itself) would stay in reach. So every connect(), bind(), sendmsg(), sendmmsg() and
+ * sendto() with an address of the command goes through a mediator (the rules: ir/bpf_listen.h):
  *  - the command installs the rules as a filter (those calls -> user notification): when it
  *    is started early (launch.h), while it waits for init, so the listener lands in the fd
- *    table it shares with init; otherwise just before the plan's filter, sending the listener
- *    over a hand-off socketpair;
+ *    table it shares with init; otherwise just before the plan's filter, and the mediator,
+ *    already running, takes the listener from it (pidfd_getfd) through a hand-off socketpair;
  *  - the mediator, a child of init inside the sandbox's mount and PID namespaces, takes a
  *    duplicate of the command's socket (pidfd_getfd), copies the address once, and makes the
  *    call itself (socket_calls.h: a unix pathname socket is the sandbox's only on the private
  *    /tmp or /dev/shm; a stream connect is made on a socket of its own and installed over the
- *    command's descriptor once its peer is known to be the sandbox's), answering the command
+ *    command's descriptor once its peer is known to be the sandbox's; a send that must wait for
+ *    room is held while the mediator answers others, send_calls.h), answering the command
  *    with its result;
  *  - without the network namespace, TCP and abstract unix addresses are refused, as Landlock's
  *    TCP layer and abstract-socket scope would have.
@@ -25,10 +26,9 @@
  * With denied-syscall events too (deny_events.h), the command loads one listener program in
  * place of both that filter and the plan's (ir/bpf_listen.h), as its very last step, and hands
  * the listener over on both paths; the mediator answers each denial with the plan's errno.
- * Limits (docs/limits.md): a mediated unix connection's peer credentials name the mediator (same uid
- * and gid); a blocking connect or sendto holds the calls behind it; sendmsg()/sendmmsg() with
- * a destination address are not mediated: a filter cannot see their address, and mediating
- * every one would tax all traffic.
+ * Limits (docs/limits.md): a mediated unix connection's peer credentials, and those a mediated
+ * send attaches, name the mediator (same uid and gid); a blocking connect holds the calls
+ * behind it; every sendmsg() is a round trip to the mediator (send() and write() are not).
  */
 #pragma once
 
@@ -51,7 +51,8 @@ void mediator_prepare(run_ctx *ctx, bool early);
 void mediator_start(const run_ctx *ctx);
 
 /* Init, just before it lets the command run (launch.cpp). The mediator starts here, and
- * mediator_start does nothing, when it must exist before the command: with exec events (the
+ * mediator_start does nothing, when it must exist before the command: with a hand-off (the
+ * command waits for the mediator to take its listener); with exec events (the
  * effect log) the filter also stops the command's own execve, which the mediator answers;
  * with max_processes the mediator is one of the tasks the limit counts (run_limits.h), and
  * started later it could find its slot taken by the command's first forks. */
@@ -59,6 +60,6 @@ void mediator_start_before_command(const run_ctx *ctx);
 
 /* The command, after no_new_privs and Landlock, before the plan's filter: unless the early
  * command did, installs the connect filter (with denied-syscall events: the listener program,
- * which holds the plan's filter) and hands its listener to the mediator; refuses to go on
- * (125) when the filter could not be installed either way. */
+ * which holds the plan's filter) and waits while the mediator takes its listener; refuses to
+ * go on (125) when the filter could not be installed or handed over. */
 void mediator_attach(const run_ctx *ctx);

@@ -1,11 +1,11 @@
 /* enforcer/socket_calls.h — the socket calls the connect mediator (mediator.h) answers by
- * doing them itself: connect, bind, and sendto with a destination address. Raw calls only:
+ * doing them itself: connect and bind here, the sends in send_calls.h. Raw calls only:
  * everything here runs in the mediator (raw.h).
  *
  * The one rule for unix pathname sockets: a socket is the sandbox's only if it lies on a
  * filesystem the sandbox made for itself and the host never sees (the private /tmp of
  * private_tmp, the /dev/shm of the private /dev). bind() creates one nowhere else, and
- * connect() and sendto() reach one nowhere else: a socket in a writable root or anywhere in
+ * connect() and the sends reach one nowhere else: a socket in a writable root or anywhere in
  * the host's tree is the host's (a docker.sock, git's fsmonitor daemon, a language server),
  * and one the sandbox made there could be reached, and trusted, by a host client.
  * Every call is made on the command's socket object (pidfd_getfd) with the mediator's own copy
@@ -31,6 +31,7 @@ struct socket_view {
     bool private_netns;       /* the sandbox has its own network namespace */
     bool private_pids;        /* ... and its own PID namespace: a peer outside has no pid here */
     bool proc_shows_sandbox;  /* /proc/PID is the sandbox's PID: cwd, umask, fd flags are readable */
+    bool record_refusals;     /* the effect log records the mediator's own refusals */
     dev_t private_devs[4];    /* the filesystems the sandbox made: private /tmp, /dev/shm */
     uint32_t private_dev_count;
 };
@@ -44,7 +45,8 @@ struct socket_call {
     const char *refusal;             /* set when the mediator refuses on its own: why (effect log) */
 };
 
-/* Largest datagram a mediated sendto carries (a unix datagram's default limit is ~208 KiB). */
+/* Largest datagram a mediated send carries (a unix datagram's default limit is ~208 KiB), and
+ * the most of a stream's bytes sent at once. */
 constexpr uint32_t kMaxMediatedSend = 256 << 10;
 
 /* connect(fd, addr, len): the result to answer. unix_connect.cpp. */
@@ -52,9 +54,6 @@ long mediated_connect(socket_call &c, const unsigned char *addr, uint32_t len);
 
 /* bind(fd, addr, len). unix_bind.cpp. */
 long mediated_bind(socket_call &c, const unsigned char *addr, uint32_t len);
-
-/* sendto(fd, buf, size, flags, addr, len) with addr != NULL. unix_send.cpp. */
-long mediated_sendto(socket_call &c, const unsigned char *addr, uint32_t len);
 
 /* ---- shared by the three (socket_paths.cpp) -------------------------------------------------- */
 
@@ -65,6 +64,11 @@ int unix_pathname(int domain, const unsigned char *addr, uint32_t len, char *pat
 /* Whether `addr` is an abstract unix address (the kernel's own rule: family AF_UNIX, a name
  * that starts with a NUL byte). */
 bool unix_abstract(int domain, const unsigned char *addr, uint32_t len);
+
+/* A pidfd of the calling thread `tid` (a notification names the thread, not its process), for
+ * pidfd_getfd: PIDFD_THREAD (Linux 6.9), else its thread group's leader, whose descriptor
+ * table a thread shares (from /proc; -ESRCH when /proc does not show the sandbox). */
+long caller_pidfd(uint32_t tid);
 
 /* An integer socket option (SO_DOMAIN, SO_TYPE...) of `sock`; -1 when unknown. */
 int socket_option(int sock, int option);

@@ -170,6 +170,26 @@ int socket_option(int sock, int option)
     return value;
 }
 
+long caller_pidfd(uint32_t tid)
+{
+    constexpr unsigned kPidfdThread = O_EXCL;
+    long pidfd = rsys(SYS_pidfd_open, tid, kPidfdThread);
+    if (pidfd != -EINVAL)
+        return pidfd;
+    pidfd = rsys(SYS_pidfd_open, tid, 0);
+    if (pidfd != -ENOENT)
+        return pidfd;  /* a leader, or gone */
+    if (read_proc(tid, "/status", -1) < 0)
+        return -ESRCH;
+    const char *at = strstr(g_proc_text, "\nTgid:");  /* strstr touches nothing but its arguments */
+    unsigned long tgid = 0;
+    for (at = at == nullptr ? "" : at + 6; *at == ' ' || *at == '\t'; at++) {
+    }
+    for (; *at >= '0' && *at <= '9'; at++)
+        tgid = tgid * 10 + (unsigned long)(*at - '0');
+    return tgid == 0 ? -ESRCH : rsys(SYS_pidfd_open, (long)tgid, 0);
+}
+
 long open_as_command(socket_call &c, long dirfd, const char *path, bool directory)
 {
     long cwd = -1;

@@ -22,7 +22,8 @@ extern "C" uint32_t tp_bpf_listener_program(const tp_bpf_insn *plan, uint32_t pl
 
 namespace {
 
-constexpr uint32_t kConnect = 42, kSendto = 44, kBind = 49, kExecve = 59, kExecveat = 322;
+constexpr uint32_t kConnect = 42, kSendto = 44, kSendmsg = 46, kBind = 49, kExecve = 59, kExecveat = 322,
+                   kSendmmsg = 307;
 
 tp_bpf_insn jeq(uint32_t k, uint8_t jt, uint8_t jf)
 {
@@ -40,8 +41,8 @@ extern "C" uint32_t tp_mediator_rules(int execs, tp_bpf_insn *out)
 {
     /* Every number test jumps to the notify at the end; sendto's falls through to its address
      * words; the rest allows. Jumps count from the next instruction. */
-    const uint32_t numbers[] = {kConnect, kBind, kExecve, kExecveat};
-    const uint32_t count = execs ? 4 : 2;
+    const uint32_t numbers[] = {kConnect, kBind, kSendmsg, kSendmmsg, kExecve, kExecveat};
+    const uint32_t count = execs ? 6 : 4;
     const uint32_t len = count + 8;
     const uint32_t notify = len - 2, allow = len - 1;
     uint32_t at = 0;

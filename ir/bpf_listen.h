@@ -29,12 +29,12 @@ extern "C" {
 
 #define TP_RET_USER_NOTIF 0x7fc00000u
 
-/* The mediator's rules, T above (x86_64 numbers): connect, bind, and sendto with a destination
- * address (args[4] != NULL, both words) -> USER_NOTIF; with `execs` (the effect log) execve and
- * execveat too; anything else -> ALLOW. A filter cannot read sendmsg's address (it is in
- * memory): sendmsg and sendmmsg are not among them (docs/limits.md). Writes them into `out`
- * (room for TP_MEDIATOR_RULES_MAX) and returns their number. */
-#define TP_MEDIATOR_RULES_MAX 12u
+/* The mediator's rules, T above (x86_64 numbers): connect, bind, sendmsg, sendmmsg, and sendto
+ * with a destination address (args[4] != NULL, both words) -> USER_NOTIF (a filter cannot read
+ * sendmsg's address, which is in memory: every sendmsg is notified); with `execs` (the effect
+ * log) execve and execveat too; anything else -> ALLOW. Writes them into `out` (room for
+ * TP_MEDIATOR_RULES_MAX) and returns their number. */
+#define TP_MEDIATOR_RULES_MAX 14u
 uint32_t tp_mediator_rules(int execs, struct tp_bpf_insn *out);
 
 /* Writes L into `out` (room for `cap` instructions); its length, or 0 when L would be longer

@@ -22,7 +22,8 @@ namespace {
 using Prog = std::vector<tp_bpf_insn>;
 
 constexpr ProfileFlags kAllFlags[] = {{false, false}, {false, true}, {true, false}, {true, true}};
-constexpr uint32_t kExecve = 59, kConnect = 42, kExecveat = 322, kBind = 49, kSendto = 44;
+constexpr uint32_t kExecve = 59, kConnect = 42, kExecveat = 322, kBind = 49, kSendto = 44, kSendmsg = 46,
+                   kSendmmsg = 307;
 
 // The mediator's rules with the effect log (ir/bpf_listen.h).
 Prog mediator_rules(bool execs)
@@ -33,10 +34,12 @@ Prog mediator_rules(bool execs)
 }
 const Prog kTail = mediator_rules(true);
 
-// What the mediator's rules notify: connect, bind, sendto with an address; execs with the log.
+// What the mediator's rules notify: connect, bind, every sendmsg and sendmmsg, sendto with an
+// address; execs with the log.
 bool notifies(const SeccompData &d, bool execs)
 {
-    if (d.nr == kConnect || d.nr == kBind || (execs && (d.nr == kExecve || d.nr == kExecveat)))
+    if (d.nr == kConnect || d.nr == kBind || d.nr == kSendmsg || d.nr == kSendmmsg ||
+        (execs && (d.nr == kExecve || d.nr == kExecveat)))
         return true;
     return d.nr == kSendto && d.args[4] != 0;
 }
@@ -85,13 +88,14 @@ TEST_CASE("the listener program keeps kills and notifies denials and mediated ca
     }
 }
 
-TEST_CASE("the mediator's rules notify connect, bind and sendto with an address, all 64 bits of it")
+TEST_CASE("the mediator's rules notify connect, bind, sendmsg, sendmmsg and sendto with an address, all 64 bits of it")
 {
     for (const bool execs : {false, true}) {
         CAPTURE(execs);
         const Prog rules = mediator_rules(execs);
         CHECK(rules.size() <= TP_MEDIATOR_RULES_MAX);
-        for (const uint32_t nr : {kConnect, kBind, kSendto, kExecve, kExecveat, 0u, 46u /* sendmsg */, 307u}) {
+        for (const uint32_t nr : {kConnect, kBind, kSendto, kSendmsg, kSendmmsg, kExecve, kExecveat, 0u, 45u /* recvfrom */,
+                                  47u /* recvmsg */, 299u /* recvmmsg */, 1u /* write */, 20u /* writev */}) {
             for (const uint64_t addr : {0ull, 1ull, 0x7ffc00000000ull, 0x100000000ull, ~0ull}) {
                 SeccompData d{};
                 d.nr = nr;

@@ -142,8 +142,9 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
     CHECK(has(text, "7. exec  policy.toml:20:1\n"));
     CHECK(has(text, "PID 2 under a small init"));
     // The network step states what mediation covers and what it cannot.
-    CHECK(has(text, "every connect(), bind() and sendto() with an address of the command is mediated"));
-    CHECK(has(text, "sendmsg()/sendmmsg() with a destination address are not mediated"));
+    CHECK(has(text, "every connect(), bind(), sendmsg() and sendmmsg(), and every sendto() with an address, of "
+                    "the command is mediated"));
+    CHECK(has(text, "the mediator makes every sendmsg() itself (a filter cannot read its address)"));
 
     // Steps appear in the enforcer's order of work.
     size_t last = 0;
