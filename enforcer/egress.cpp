@@ -43,7 +43,7 @@ struct proxy_start {
 
 proxy_start g_start;
 pid_t g_proxy = -1;
-int g_notes = -1;  /* the read end of the proxy's notes (ir/net_channel.h) */
+int g_notes = -1;  /* the read end of the proxy's notes (shared/net_channel.h) */
 alignas(16) char g_proxy_stack[16 << 10];
 
 /* The proxy sits next to tartaros-exec, as in the build tree's bin/ and an installation. */
@@ -170,7 +170,7 @@ char **proxy_argv(const run_ctx *ctx, const char *path, int channel)
             push2(&a, "--expose", arena_concat3(number((unsigned long)fd), ":", number(p->port)));
         }
     }
-    /* Caps in proportion to memory_max (ir/net_channel.h), also where no cgroup carries it. */
+    /* Caps in proportion to memory_max (shared/net_channel.h), also where no cgroup carries it. */
     uint64_t memory_max = plan->limits ? plan->limits->memory_max : 0;
     push2(&a, "--max-connections", number(tnc_max_connections(memory_max)));
     push2(&a, "--max-exchanges", number(tnc_max_exchanges(memory_max)));

@@ -9,7 +9,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "broker_secrets.h"
+#include "broker_secrets_wire.h"
 #include "report.h"
 
 extern char **environ;
@@ -24,7 +24,7 @@ struct secret {
 };
 
 /* Record 0 is the token, record i the value of the plan's capability i - 1 (the memfd's
- * order, ir/broker_secrets.h). */
+ * order, shared/broker_secrets_wire.h). */
 secret g_records[TBS_MAX_RECORDS];
 uint32_t g_record_count;
 char g_token[TBS_MAX_VALUE];
@@ -36,7 +36,7 @@ void wipe(void *p, size_t n)
     explicit_bzero(p, n);
 }
 
-/* ir/broker_secrets.h: printable ASCII, with space and tab allowed only inside. */
+/* shared/broker_secrets_wire.h: printable ASCII, with space and tab allowed only inside. */
 bool header_safe(const char *v, size_t len)
 {
     for (size_t i = 0; i < len; i++) {

@@ -13,7 +13,7 @@
 #include <optional>
 #include <set>
 
-#include "../ir/net_channel.h"
+#include "../shared/net_channel.h"
 #include "effect_log.h"
 
 namespace tproxy {

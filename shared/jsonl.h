@@ -1,4 +1,4 @@
-/* ir/jsonl.h — one JSON object per line, built in the caller's buffer (the effect log,
+/* shared/jsonl.h — one JSON object per line, built in the caller's buffer (the effect log,
  * docs/effect-log.md). Shared by tartaros-exec (its supervisor and its connect mediator) and
  * tartaros-proxy, so every writer escapes text the same way.
  *
