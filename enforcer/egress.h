@@ -10,8 +10,11 @@
  * CPU (TLS included) count against the run's limits, and its connection caps follow
  * memory_max (--max-connections, --max-exchanges; shared/net_channel.h). The sandbox cannot
  * write cgroup files, and the supervisor ends the proxy before it kills the cgroup.
- * Protocol: shared/net_channel.h. With the credential broker, the proxy also inherits the sealed
- * memfd of its secrets (secrets.h, shared/broker_secrets_wire.h); its command line holds only names.
+ * Protocol: shared/net_channel.h. The proxy takes its configuration from the plan, which it
+ * inherits as a sealed memfd (--plan-fd) and reads with the same validating reader; its command
+ * line holds only what is this run's own (descriptors, caps, the run id). With the credential
+ * broker, it also inherits the sealed memfd of the secrets (secrets.h,
+ * shared/broker_secrets_wire.h).
  */
 #pragma once
 

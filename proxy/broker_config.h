@@ -13,8 +13,9 @@
  *   --cap-methods "GET POST"     of the last --capability; default: any method
  *   --cap-path-prefixes "/a /b"  of the last --capability; default: any path
  *
- * A value passes the rules of shared/broker_rules.h, the ones the compiler and the plan reader
- * apply: among them, a header the broker sets or
+ * The flags are for a standalone proxy; in channel mode tartaros-exec gives the same fields
+ * in the plan (plan_config.h). Either way a value passes the rules of shared/broker_rules.h,
+ * the ones the compiler and the plan reader apply: among them, a header the broker sets or
  * reads may not be one that frames or routes the message (Host, Content-Length,
  * Transfer-Encoding, hop-by-hop, Proxy-*, Expect), since injecting one would smuggle a second
  * request.
