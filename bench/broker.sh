@@ -43,7 +43,7 @@ python3 "$SRC/tests/proxy/https_upstream.py" --dir "$T/certs" --log /dev/null >"
 UP_PID=$!
 read -r _ UPORT <"$T/up.out" || die "the upstream did not start"
 
-# The secrets file (ir/broker_secrets.h): the token, then the one capability's value.
+# The secrets file (shared/broker_secrets_wire.h): the token, then the one capability's value.
 TOKEN=bench-token-0123456789abcdef
 python3 - "$T/secrets" "$TOKEN" bench-value-0123456789 <<'EOF'
 import struct, sys

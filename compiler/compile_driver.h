@@ -13,13 +13,14 @@
 #include <vector>
 
 #include "diagnostics.h"
+#include "exit_codes.h"
 #include "policy.h"
 
 namespace tartaros {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitRefusal = 78;  // EX_CONFIG
-inline constexpr int kExitStartup = 125;  // the sandbox failed to start; not a refusal
+inline constexpr int kExitRefusal = EXIT_REFUSAL;
+inline constexpr int kExitStartup = EXIT_STARTUP;
 inline constexpr unsigned kPlanMode = 0644;
 
 // Prints "tartaros: LINE" to stderr and returns kExitRefusal.

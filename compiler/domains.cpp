@@ -22,8 +22,6 @@ constexpr const char *kTooBroad = "domain-too-broad";
 // anyone else, so a wildcard over them reaches no third party.
 const std::vector<std::string_view> kOwnerRunSuffixes = {"githubusercontent.com"};
 
-std::string quoted(std::string_view text) { return "'" + printable(text) + "'"; }
-
 std::nullopt_t refuse(DomainError &err, std::string message, const char *rule_id) {
     err.message = std::move(message);
     err.rule_id = rule_id;

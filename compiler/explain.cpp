@@ -360,7 +360,8 @@ std::string Explainer::exec_note() const
 
 // ---- text -------------------------------------------------------------------------------
 
-// Control characters in a path would break the one-step-per-line layout.
+// Control characters in a path would break the one-step-per-line layout. Every one is \xNN,
+// unlike paths.h's printable (\n, \t as a policy writes them): a host path is shown as bytes.
 std::string printable(std::string_view s)
 {
     std::string out;

@@ -13,7 +13,7 @@
 namespace tartaros {
 
 // Prints `plan`; the limits step says what enforces each limit on this host (it probes the
-// cgroups, ir/cgroup_probe.h). Returns false with a one-line reason in `err` when the plan is
+// cgroups, shared/cgroup_probe.h). Returns false with a one-line reason in `err` when the plan is
 // invalid.
 bool explain_plan(const std::vector<uint8_t> &plan, bool json, std::ostream &out, std::string &err);
 

@@ -1,6 +1,6 @@
 // compiler/explain_limits.h — the limits step of --explain: every cgroup limit, the timeout
 // and every rlimit, and which mechanism enforces each ON THIS HOST. The mechanism comes from
-// the probe the enforcer's preflight uses (ir/cgroup_probe.h), so --explain says what a run
+// the probe the enforcer's preflight uses (shared/cgroup_probe.h), so --explain says what a run
 // here would do: a cgroup (v1 or v2, and which file), the RLIMIT_NPROC fallback, or nothing.
 // The timeout (the supervisor's timer) and the rlimits (setrlimit before exec) need no cgroup.
 #pragma once

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "broker_rules.h"
 #include "domains.h"
 #include "frontend_toml.h"
 #include "fs_trie.h"
@@ -28,32 +29,6 @@ std::string lower_case(std::string_view text)
     std::transform(out.begin(), out.end(), out.begin(),
                    [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; });
     return out;
-}
-
-// An RFC 9110 token: what a header's name may be.
-bool is_http_token(std::string_view text)
-{
-    constexpr std::string_view kSymbols = "!#$%&'*+-.^_`|~";
-    return !text.empty() && std::all_of(text.begin(), text.end(), [&](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               kSymbols.find(c) != std::string_view::npos;
-    });
-}
-
-bool is_reserved_header(std::string_view name)
-{
-    const std::string folded = lower_case(name);
-    return folded.starts_with("proxy-") ||
-           std::find(kBrokerReservedHeaders.begin(), kBrokerReservedHeaders.end(), folded) !=
-               kBrokerReservedHeaders.end();
-}
-
-bool is_capability_name(std::string_view name)
-{
-    return !name.empty() && name.size() <= TP_BROKER_MAX_CAP_NAME && std::all_of(name.begin(), name.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-               c == '-';
-    });
 }
 
 // Why `method` is not an upper-case method name, or "".
@@ -254,7 +229,7 @@ void BrokerReader::read_header(const toml::key &key, const toml::node &node, Loc
     const std::string *name = text(key, node, "a string (an HTTP header name)");
     if (name == nullptr)
         return;
-    if (!is_http_token(*name) || name->size() > TP_BROKER_MAX_HEADER_NAME) {
+    if (!tbr::http_token(name->data(), name->size()) || name->size() > TP_BROKER_MAX_HEADER_NAME) {
         error(at(node),
               quoted(key.str()) + ": " + quoted(*name) +
                   " is not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~, at most 64, no ':' or "
@@ -262,7 +237,7 @@ void BrokerReader::read_header(const toml::key &key, const toml::node &node, Loc
               "header-name");
         return;
     }
-    if (is_reserved_header(*name)) {
+    if (tbr::reserved_header(name->data(), name->size())) {
         error(at(node),
               quoted(key.str()) + ": " + quoted(*name) +
                   " is a header the broker controls: it frames or routes the request (Host, Content-Length, "
@@ -455,7 +430,7 @@ void BrokerReader::read_cap_name(const toml::key &key, const toml::node &node, L
     const std::string *name = text(key, node, "a string, like \"github\"");
     if (name == nullptr)
         return;
-    if (!is_capability_name(*name) || *name == "." || *name == "..") {
+    if (!tbr::capability_name(name->data(), name->size()) || *name == "." || *name == "..") {
         error(at(node),
               "'name': " + quoted(*name) +
                   " cannot be a capability's name: it is the first segment of the broker's path "
@@ -573,7 +548,8 @@ void BrokerReader::check_capability(const BrokerCapability &cap, size_t index)
               "capability-duplicate");
         break;
     }
-    if (lower_case(cap.header.value) == lower_case(b_.auth_header.value)) {
+    if (tbr::same_header(cap.header.value.data(), cap.header.value.size(), b_.auth_header.value.data(),
+                          b_.auth_header.value.size())) {
         const std::string where = b_.auth_header.pos.line == 0
                                       ? "the default 'auth_header'"
                                       : "'auth_header' at " + line_of(b_.auth_header.pos, cap.header.pos);

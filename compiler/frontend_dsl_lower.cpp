@@ -534,6 +534,8 @@ void Lowerer::map(const Value &map, bool path) {
 
 }  // namespace
 
+// A TOML basic string for toml++ to read back: a tab stays (TOML allows it) and other control
+// bytes are \uXXXX; print_policy's tart_string differs as it writes what the .tart lexer reads.
 std::string toml_string(const std::string &text) {
     std::string out = "\"";
     for (const char c : text) {

@@ -332,7 +332,7 @@ void Reader::check_port_conflicts(const NetworkPolicy &network) {
 }
 
 // Every relayed local port, the proxy and the broker is a listener the sandbox hands to the
-// proxy over one message (ir/net_channel.h), which carries at most TNC_MAX_LISTENERS.
+// proxy over one message (shared/net_channel.h), which carries at most TNC_MAX_LISTENERS.
 void Reader::check_listener_count(const Policy &policy) {
     const size_t others = (policy.network.allow_domains.empty() ? 0 : 1) + (policy.broker ? 1 : 0);
     const std::vector<Located<uint16_t>> &local = policy.network.local_ports;

@@ -7,7 +7,8 @@
 
 namespace tartaros {
 
-// A JSON string literal. Bytes that are not valid UTF-8 (paths are bytes) become \u00XX.
+// A JSON string literal, escaped as every JSON TartarOS writes (shared/json_escape.h): valid
+// UTF-8 whatever the input, a byte that is not part of a well-formed sequence being U+FFFD.
 std::string quote(std::string_view s);
 
 // A JSON array of string literals.

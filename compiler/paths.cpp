@@ -18,7 +18,8 @@ namespace {
 constexpr std::string_view kGlobCharacters = "*?[]{";
 constexpr size_t kShownPathLength = 80;
 
-std::string quoted(std::string_view raw) {
+// A path in a message: printable, and cut after kShownPathLength (a path can be any length).
+std::string quoted_path(std::string_view raw) {
     std::string shown = printable(raw);
     if (shown.size() > kShownPathLength) shown = shown.substr(0, kShownPathLength) + "...";
     return "'" + shown + "'";
@@ -34,13 +35,13 @@ bool refuse(PathError &err, std::string_view field, const std::string &what, con
 bool check_raw(std::string_view raw, std::string_view field, PathError &err) {
     if (raw.empty()) return refuse(err, field, "empty path", "invalid-path");
     if (raw.find('\0') != std::string_view::npos)
-        return refuse(err, field, quoted(raw) + " contains a NUL character", "invalid-path");
+        return refuse(err, field, quoted_path(raw) + " contains a NUL character", "invalid-path");
     if (raw.find('\n') != std::string_view::npos)
-        return refuse(err, field, quoted(raw) + " contains a newline", "invalid-path");
+        return refuse(err, field, quoted_path(raw) + " contains a newline", "invalid-path");
     const size_t glob = raw.find_first_of(kGlobCharacters);
     if (glob != std::string_view::npos)
         return refuse(err, field,
-                      quoted(raw) + " contains the glob character '" + std::string(1, raw[glob]) +
+                      quoted_path(raw) + " contains the glob character '" + std::string(1, raw[glob]) +
                           "'; globs are not supported on Linux (TartarOS has no glob engine): list each path",
                       "glob");
     return true;
@@ -51,24 +52,24 @@ std::optional<std::string> expand_home(std::string_view raw, std::string_view fi
                                        const std::optional<std::string> &home, PathError &err) {
     if (raw.front() != '~') return std::string(raw);
     if (raw.size() > 1 && raw[1] != '/') {
-        refuse(err, field, quoted(raw) + ": '~user' paths are not supported; write '~/...' or an absolute path",
+        refuse(err, field, quoted_path(raw) + ": '~user' paths are not supported; write '~/...' or an absolute path",
                "invalid-path");
         return std::nullopt;
     }
     if (!home) {
-        refuse(err, field, "cannot expand '~' in " + quoted(raw) + ": $HOME is not set and uid " +
+        refuse(err, field, "cannot expand '~' in " + quoted_path(raw) + ": $HOME is not set and uid " +
                                std::to_string(getuid()) + " has no home directory in the password database",
                "invalid-path");
         return std::nullopt;
     }
     if (home->empty()) {
-        refuse(err, field, "cannot expand '~' in " + quoted(raw) +
+        refuse(err, field, "cannot expand '~' in " + quoted_path(raw) +
                                ": $HOME is set but empty; set it to your home directory, or unset it to use the "
                                "password database's", "invalid-path");
         return std::nullopt;
     }
     if (home->front() != '/') {
-        refuse(err, field, "cannot expand '~' in " + quoted(raw) + ": $HOME (" + quoted(*home) +
+        refuse(err, field, "cannot expand '~' in " + quoted_path(raw) + ": $HOME (" + quoted_path(*home) +
                                ") is not an absolute path", "invalid-path");
         return std::nullopt;
     }
@@ -142,6 +143,8 @@ std::string printable(std::string_view text) {
     return out;
 }
 
+std::string quoted(std::string_view text) { return "'" + printable(text) + "'"; }
+
 std::optional<std::string> resolve_policy_path(std::string_view raw, std::string_view field,
                                                const std::string &base_dir,
                                                const std::optional<std::string> &home, PathError &err) {
@@ -151,7 +154,7 @@ std::optional<std::string> resolve_policy_path(std::string_view raw, std::string
     const std::string joined = expanded->front() == '/' ? *expanded : base_dir + "/" + *expanded;
     std::string resolved = normalize_absolute(joined);
     if (resolved.size() > kMaxPathLength) {
-        refuse(err, field, quoted(raw) + " is longer than " + std::to_string(kMaxPathLength) + " bytes once resolved",
+        refuse(err, field, quoted_path(raw) + " is longer than " + std::to_string(kMaxPathLength) + " bytes once resolved",
                "invalid-path");
         return std::nullopt;
     }

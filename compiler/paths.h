@@ -31,6 +31,9 @@ std::string parent_directory(std::string_view path);
 // `text` with control characters escaped (\n, \t, \xNN), for messages.
 std::string printable(std::string_view text);
 
+// 'text', printable: how a diagnostic quotes a value the policy wrote.
+std::string quoted(std::string_view text);
+
 struct PathError {
     std::string message;
     std::string rule_id;  // "glob" for glob characters, "invalid-path" for everything else

@@ -126,7 +126,7 @@ inline const std::vector<std::string> kDefaultPassthrough = {
 // Invariants: name is 1..64 of [A-Za-z0-9._-] and unique among the capabilities; host is
 // normalised as the proxy matches it (names.h: lower case, IPv6 without brackets) and matched
 // by a pattern of allowed_hosts; port is 1..65535; header is an HTTP field name that is neither
-// a header the broker controls (kBrokerReservedHeaders) nor the auth_header; value_env is an
+// a header the broker controls (tbr::reserved_header, shared/broker_rules.h) nor the auth_header; value_env is an
 // environment variable name; value_format is printable ASCII with "{value}" exactly once;
 // methods are [A-Z]{1,32}, path_prefixes start with '/', hold no dot segment, space, control
 // character, '?', '#' or encoded slash; neither list has duplicates (empty: any).
@@ -168,12 +168,6 @@ struct BrokerPolicy {
 // compiler sets both when a broker is configured, so [env] may not name them.
 inline constexpr const char *kBrokerUrlVariable = "TARTAROS_BROKER_URL";
 inline constexpr const char *kCredentialsVariable = "CREDENTIALS_DIRECTORY";
-
-// Header names the broker sets, reads or relies on to frame and route a message: injecting
-// one of them would smuggle a second request or reroute this one. Compared without case;
-// every name starting with "proxy-" is reserved too.
-inline const std::vector<std::string> kBrokerReservedHeaders = {
-    "host", "content-length", "transfer-encoding", "connection", "keep-alive", "te", "trailer", "upgrade", "expect"};
 
 // One `deny` rule of a .tart `syscalls` block (TOML pulls them in with `include`):
 // `deny NAME [when CONDITION and ...] [errno E | kill];`. Rules only refuse: the baseline and

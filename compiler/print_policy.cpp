@@ -358,6 +358,8 @@ void PolicyPrinter::syscalls() {
 
 }  // namespace
 
+// The .tart lexer's escapes (\n, \t, \r named); frontend_dsl_lower's toml_string differs as it
+// writes TOML for toml++.
 std::string tart_string(std::string_view text) {
     std::string out = "\"";
     for (const char c : text) {

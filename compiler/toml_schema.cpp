@@ -24,8 +24,6 @@ const char *type_phrase(toml::node_type type)
     return "nothing";
 }
 
-std::string quoted(std::string_view text) { return "'" + printable(text) + "'"; }
-
 std::vector<TomlEntry> entries_in_source_order(const toml::table &table)
 {
     std::vector<TomlEntry> entries;

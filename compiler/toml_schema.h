@@ -15,6 +15,7 @@
 #include <toml++/toml.h>
 
 #include "diagnostics.h"
+#include "paths.h"
 #include "policy.h"
 
 namespace tartaros {
@@ -39,9 +40,6 @@ struct TomlRefused {
 
 // "a string", "an integer", ... for type errors.
 const char *type_phrase(toml::node_type type);
-
-// 'text' with control characters escaped, as diagnostics quote keys.
-std::string quoted(std::string_view text);
 
 std::vector<TomlEntry> entries_in_source_order(const toml::table &table);
 

@@ -78,6 +78,7 @@ Scaled scale(const Decimal &d, uint64_t unit, u128 &out)
     return out >= ~0ull ? Scaled::TooLarge : Scaled::Ok;  // ~0 is RLIM_INFINITY, never a size
 }
 
+// "text" in double quotes, unlike paths.h's 'quoted': a size or duration is a TOML string value.
 std::string quoted(std::string_view text) { return "\"" + printable(text) + "\""; }
 
 std::string lower(std::string_view text)

@@ -18,6 +18,7 @@
 
 #include "mount_steps.h"
 #include "secrets.h"
+#include "write_all.h"
 
 namespace {
 
@@ -25,20 +26,6 @@ constexpr const char *kSize = "64k";    /* the token is at most TBS_MAX_VALUE (1
 constexpr const char *kInodes = "4";    /* the directory, the token, and no room to grow */
 constexpr uint64_t kSealed = kuapi::MOUNT_ATTR_RDONLY | kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV |
                              kuapi::MOUNT_ATTR_NOEXEC;
-
-bool write_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
 
 /* The token file in the detached tmpfs `mnt`; exactly 0400 whatever the umask. */
 bool write_token(int mnt, const char *token, size_t len)

@@ -21,7 +21,9 @@
 #include "raw.h"
 #include "report.h"
 #include "run_limits.h"
+#include "sealed_memfd.h"
 #include "secrets.h"
+#include "write_all.h"
 
 namespace {
 
@@ -31,8 +33,9 @@ constexpr const char kProxyName[] = "tartaros-proxy";
 struct proxy_start {
     const char *path;
     char **argv;
-    int inherit[4 + 256];  /* fds that must survive the exec: the channel, the log, the notes,
-                              the broker's secrets and one per exposed port (the plan reader's limit) */
+    int inherit[5 + 256];  /* fds that must survive the exec: the channel, the plan, the log, the
+                              notes, the broker's secrets and one per exposed port (the plan
+                              reader's limit) */
     int inherit_count;
     pid_t supervisor;
     const cgroup_run *cgroup;  /* the run's cgroup the proxy joins before it executes; or NULL */
@@ -43,7 +46,7 @@ struct proxy_start {
 
 proxy_start g_start;
 pid_t g_proxy = -1;
-int g_notes = -1;  /* the read end of the proxy's notes (ir/net_channel.h) */
+int g_notes = -1;  /* the read end of the proxy's notes (shared/net_channel.h) */
 alignas(16) char g_proxy_stack[16 << 10];
 
 /* The proxy sits next to tartaros-exec, as in the build tree's bin/ and an installation. */
@@ -92,85 +95,45 @@ void push2(arg_list *a, const char *flag, const char *value)
     push(a, value);
 }
 
-/* --proxy-port, --allow, --deny, --host and --ports from the plan. */
-void push_proxy_args(arg_list *a, const tp_plan *plan)
+/* The plan the run executes, sealed, for the proxy to take everything it carries from
+ * (proxy/plan_config.h): the one validating reader reads it there as here, and no byte of it
+ * crosses as text. A copy of the bytes read, as the file itself may change after the read. */
+int plan_memfd(const tp_plan *plan)
 {
-    push2(a, "--proxy-port", number(plan->network->proxy_port));
-    static const char *const kFlag[] = {nullptr, "--allow", "--deny", "--host"};
-    for (uint32_t i = 0; i < plan->net_name_count; i++) {
-        const tp_net_name *n = &plan->net_names[i];
-        if (n->kind == TP_NAME_BROKER_HOST)
-            continue;  /* the broker's (push_broker_args) */
-        const char *name = tp_plan_str(plan, n->name);
-        push2(a, kFlag[n->kind], n->kind == TP_NAME_PIN ? arena_concat3(name, "=", tp_plan_str(plan, n->address)) : name);
-    }
-    char *ports = (char *)arena_alloc(plan->net_port_count * 6 + 1);
-    for (uint32_t i = 0; i < plan->net_port_count; i++)
-        if (plan->net_ports[i].kind == TP_PORT_DESTINATION)
-            snprintf(ports + strlen(ports), 7, "%s%u", ports[0] ? "," : "", plan->net_ports[i].port);
-    push2(a, "--ports", ports);
+    int fd = sealed_memfd_create("tartaros-plan");
+    if (fd < 0 || !write_all(fd, plan->base, plan->size) || !sealed_memfd_seal(fd))
+        fail(EXIT_STARTUP, "cannot hand tartaros-proxy the plan: %s", strerror(errno));
+    return fd;
 }
 
-/* --capability NAME=HOST:PORT and its --cap-* flags; an IPv6 literal in brackets. */
-void push_capability(arg_list *a, const tp_plan *plan, const tp_broker_cap *cap)
+/* Adds `fd` to what the proxy inherits and `flag fd` to its command line. */
+void pass_fd(arg_list *a, const char *flag, int fd)
 {
-    const char *host = tp_plan_str(plan, cap->host);
-    if (strchr(host, ':') != nullptr)
-        host = arena_concat3("[", host, "]");
-    const char *target = arena_concat3(host, ":", number(cap->port));
-    push2(a, "--capability", arena_concat3(tp_plan_str(plan, cap->name), "=", target));
-    push2(a, "--cap-header", tp_plan_str(plan, cap->header));
-    push2(a, "--cap-format", tp_plan_str(plan, cap->value_format));
-    if (cap->methods.len > 0)
-        push2(a, "--cap-methods", tp_plan_str(plan, cap->methods));
-    if (cap->path_prefixes.len > 0)
-        push2(a, "--cap-path-prefixes", tp_plan_str(plan, cap->path_prefixes));
+    g_start.inherit[g_start.inherit_count++] = fd;
+    push2(a, flag, number((unsigned long)fd));
 }
 
-/* The broker's flags (the values travel in the sealed memfd `secrets`, never here). */
-void push_broker_args(arg_list *a, const tp_plan *plan, int secrets)
-{
-    const tp_broker *b = plan->broker;
-    push2(a, "--broker-port", number(b->port));
-    push2(a, "--broker-secrets", number((unsigned long)secrets));
-    push2(a, "--broker-auth-header", tp_plan_str(plan, b->auth_header));
-    for (uint32_t i = 0; i < plan->net_name_count; i++)
-        if (plan->net_names[i].kind == TP_NAME_BROKER_HOST)
-            push2(a, "--broker-allow", tp_plan_str(plan, plan->net_names[i].name));
-    if (b->flags & TP_BROKER_ALLOW_INTERNAL)
-        push(a, "--broker-allow-internal");
-    if (b->ca_file.len > 0)
-        push2(a, "--broker-ca-file", tp_plan_str(plan, b->ca_file));
-    for (uint32_t i = 0; i < plan->broker_cap_count; i++)
-        push_capability(a, plan, &plan->broker_caps[i]);
-}
-
-/* The proxy's command line (proxy/config.h, channel mode). */
+/* The proxy's command line (proxy/config.h, channel mode): the plan, and only what is this
+ * run's own besides: descriptors, the caps derived from memory, --strict, the run id. */
 char **proxy_argv(const run_ctx *ctx, const char *path, int channel)
 {
     const tp_plan *plan = ctx->plan;
-    size_t slots = 24 + 2 * (size_t)(plan->net_name_count + plan->net_port_count) + 10 * (size_t)plan->broker_cap_count;
+    size_t slots = 20 + 2 * (size_t)plan->net_port_count;
     arg_list a = {(char **)arena_alloc(slots * sizeof(char *)), 0};
     push(&a, path);
     push2(&a, "--channel", number((unsigned long)channel));
-    if (plan->network->modes & TP_NET_PROXY)
-        push_proxy_args(&a, plan);
-    if (ctx->broker) {
-        int secrets = secrets_memfd();
-        g_start.inherit[g_start.inherit_count++] = secrets;
-        push_broker_args(&a, plan, secrets);
-    }
+    pass_fd(&a, "--plan-fd", plan_memfd(plan));
+    if (ctx->broker)  /* the values travel in their own sealed memfd, never in the plan */
+        pass_fd(&a, "--broker-secrets", secrets_memfd());
     for (uint32_t i = 0; i < plan->net_port_count; i++) {
         const tp_net_port *p = &plan->net_ports[i];
-        if (p->kind == TP_PORT_LOCAL)
-            push2(&a, "--relay", number(p->port));
         if (p->kind == TP_PORT_EXPOSE) {
             int fd = host_listener(p->port);
             g_start.inherit[g_start.inherit_count++] = fd;
             push2(&a, "--expose", arena_concat3(number((unsigned long)fd), ":", number(p->port)));
         }
     }
-    /* Caps in proportion to memory_max (ir/net_channel.h), also where no cgroup carries it. */
+    /* Caps in proportion to memory_max (shared/net_channel.h), also where no cgroup carries it. */
     uint64_t memory_max = plan->limits ? plan->limits->memory_max : 0;
     push2(&a, "--max-connections", number(tnc_max_connections(memory_max)));
     push2(&a, "--max-exchanges", number(tnc_max_exchanges(memory_max)));
@@ -178,14 +141,12 @@ char **proxy_argv(const run_ctx *ctx, const char *path, int channel)
     if (pipe2(notes, O_CLOEXEC) != 0)
         fail(EXIT_STARTUP, "cannot make the pipe for tartaros-proxy's notes: %s", strerror(errno));
     g_notes = notes[0];
-    g_start.inherit[g_start.inherit_count++] = notes[1];
-    push2(&a, "--notes", number((unsigned long)notes[1]));
+    pass_fd(&a, "--notes", notes[1]);
     if (ctx->strict)
         push(&a, "--strict");
     int log = effect_log_dup();  /* the proxy's network events (effect_log.h) */
     if (log >= 0) {
-        g_start.inherit[g_start.inherit_count++] = log;
-        push2(&a, "--effect-log", number((unsigned long)log));
+        pass_fd(&a, "--effect-log", log);
         push2(&a, "--run-id", effect_log_run_id());
     }
     a.argv[a.count] = nullptr;

@@ -8,10 +8,13 @@
  * mount tree; init's half (listeners.h) hands it the listeners and waits for its "ready".
  * When the run has a cgroup the proxy is in it, from before it executes: its memory, tasks and
  * CPU (TLS included) count against the run's limits, and its connection caps follow
- * memory_max (--max-connections, --max-exchanges; ir/net_channel.h). The sandbox cannot
+ * memory_max (--max-connections, --max-exchanges; shared/net_channel.h). The sandbox cannot
  * write cgroup files, and the supervisor ends the proxy before it kills the cgroup.
- * Protocol: ir/net_channel.h. With the credential broker, the proxy also inherits the sealed
- * memfd of its secrets (secrets.h, ir/broker_secrets.h); its command line holds only names.
+ * Protocol: shared/net_channel.h. The proxy takes its configuration from the plan, which it
+ * inherits as a sealed memfd (--plan-fd) and reads with the same validating reader; its command
+ * line holds only what is this run's own (descriptors, caps, the run id). With the credential
+ * broker, it also inherits the sealed memfd of the secrets (secrets.h,
+ * shared/broker_secrets_wire.h).
  */
 #pragma once
 

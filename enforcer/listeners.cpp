@@ -21,7 +21,7 @@ namespace {
 /* How long init waits for the proxy to confine itself and answer. */
 constexpr int kReadyTimeoutMs = 10000;
 
-/* Message 1 of ir/net_channel.h, laid out as it is sent. */
+/* Message 1 of shared/net_channel.h, laid out as it is sent. */
 struct listener_set {
     tnc_hello hello;
     tnc_listener records[TNC_MAX_LISTENERS];

@@ -3,7 +3,7 @@
  *
  * Only init can make sockets in the sandbox's namespace before the command runs, and only a
  * process inside it can make one later: tartaros-proxy, on the host side, gets its listeners
- * and, for each connection into an exposed port, a fresh socket from here (ir/net_channel.h).
+ * and, for each connection into an exposed port, a fresh socket from here (shared/net_channel.h).
  */
 #pragma once
 

@@ -14,12 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum exit_code {
-    EXIT_REFUSAL = 78,   /* EX_CONFIG: invalid plan or a guarantee the host cannot install */
-    EXIT_STARTUP = 125,  /* the sandbox failed to start for another reason */
-    EXIT_NOEXEC = 126,   /* the command is not executable */
-    EXIT_NOTFOUND = 127  /* the command was not found */
-};
+#include "exit_codes.h"
 
 __attribute__((format(printf, 1, 2))) void warn(const char *fmt, ...);
 /* `tartaros: note: <text>`: a step the run leaves out because it would change nothing (a deny

@@ -9,8 +9,10 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "broker_secrets.h"
+#include "broker_secrets_wire.h"
 #include "report.h"
+#include "sealed_memfd.h"
+#include "write_all.h"
 
 extern char **environ;
 
@@ -24,7 +26,7 @@ struct secret {
 };
 
 /* Record 0 is the token, record i the value of the plan's capability i - 1 (the memfd's
- * order, ir/broker_secrets.h). */
+ * order, shared/broker_secrets_wire.h). */
 secret g_records[TBS_MAX_RECORDS];
 uint32_t g_record_count;
 char g_token[TBS_MAX_VALUE];
@@ -36,7 +38,7 @@ void wipe(void *p, size_t n)
     explicit_bzero(p, n);
 }
 
-/* ir/broker_secrets.h: printable ASCII, with space and tab allowed only inside. */
+/* shared/broker_secrets_wire.h: printable ASCII, with space and tab allowed only inside. */
 bool header_safe(const char *v, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
@@ -118,21 +120,6 @@ void read_value(const tp_plan *plan, uint32_t i)
     g_records[1 + i] = {value, (uint32_t)len};
 }
 
-bool write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = (const char *)buf;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
 bool same_name(const tp_plan *plan, tp_str s, const char *name, size_t len)
 {
     return s.len == len && memcmp(tp_plan_str(plan, s), name, len) == 0;
@@ -154,7 +141,7 @@ void secrets_read(const run_ctx *ctx)
 
 int secrets_memfd()
 {
-    int fd = memfd_create("tartaros-broker-secrets", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    int fd = sealed_memfd_create("tartaros-broker-secrets");
     if (fd < 0)
         fail(EXIT_STARTUP, "cannot hand the broker its secrets: memfd_create: %s", strerror(errno));
     tbs_header header = {TBS_MAGIC, g_record_count};
@@ -163,10 +150,7 @@ int secrets_memfd()
         uint32_t len = g_records[i].len;
         ok = write_all(fd, &len, sizeof len) && write_all(fd, g_records[i].value, len);
     }
-    /* Sealed: neither side's later mistake, nor anyone holding the fd, can change it. */
-    ok = ok && fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) == 0 &&
-         lseek(fd, 0, SEEK_SET) == 0;
-    if (!ok)
+    if (!ok || !sealed_memfd_seal(fd))
         fail(EXIT_STARTUP, "cannot hand the broker its secrets: %s", strerror(errno));
     return fd;
 }

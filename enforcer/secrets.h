@@ -4,7 +4,7 @@
  *
  * Their life in tartaros-exec, all in the supervisor unless said otherwise:
  *  1. preflight, only when the broker runs: each value is found in the environment block and
- *     checked in place (ir/broker_secrets.h's invariant), nothing copied; the token is copied
+ *     checked in place (shared/broker_secrets_wire.h's invariant), nothing copied; the token is copied
  *     from token_env, or made (32 random bytes, hex). A bad or missing one refuses (78) with a
  *     line that names the variable, never its value;
  *  2. egress.cpp writes them into a sealed memfd that tartaros-proxy inherits;
@@ -26,7 +26,7 @@
 /* Preflight, with ctx->broker decided: steps 1 above. Does nothing without a broker run. */
 void secrets_read(const run_ctx *ctx);
 
-/* Supervisor: the memfd of ir/broker_secrets.h (token, then each value in plan order),
+/* Supervisor: the memfd of shared/broker_secrets_wire.h (token, then each value in plan order),
  * sealed against any change, close-on-exec, offset 0. A failure is a start-up failure (125). */
 int secrets_memfd();
 

@@ -297,7 +297,7 @@ struct tp_bpf_insn {               /* 8 bytes */
 };
 
 /* TP_SEC_NETWORK: what crosses the private network namespace, all through tartaros-proxy,
- * which runs on the host side and is handed listeners made inside (ir/net_channel.h). Absent:
+ * which runs on the host side and is handed listeners made inside (shared/net_channel.h). Absent:
  * nothing crosses (mode "none"). The modes combine. */
 enum tp_net_mode {
     TP_NET_PROXY  = 1u << 0,  /* HTTP proxy on 127.0.0.1:proxy_port inside, for the NAMES */

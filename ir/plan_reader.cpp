@@ -8,6 +8,7 @@
 #include "plan_reader.h"
 
 #include "bpf_check.h"
+#include "broker_rules.h"
 #include "net_channel.h"
 #include "plan_reader_check.h"
 
@@ -71,7 +72,7 @@ constexpr uint32_t kKnownSectionFlags = TP_SECF_REQUIRED;
 constexpr uint32_t kKnownSeccompProfile = TP_SC_HARDEN | TP_SC_DENY_UNIX;
 constexpr uint32_t kKnownNetModes = TP_NET_PROXY | TP_NET_PORTS | TP_NET_EXPOSE | TP_NET_BROKER;
 constexpr uint32_t kTypeCount = TP_SEC_SYSCALL_VALUES + 1;    /* section types are 1..TP_SEC_SYSCALL_VALUES */
-/* Each relayed port costs the sandbox side one listener (ir/net_channel.h) or the host one. */
+/* Each relayed port costs the sandbox side one listener (shared/net_channel.h) or the host one. */
 constexpr uint32_t kMaxNetPorts = 256;
 constexpr uint32_t kMaxNetNames = 4096;
 
@@ -440,9 +441,8 @@ int check_seccomp(const Ctx &c, const tp_seccomp &sc, const tp_bpf_insn *prog, u
     return 0;
 }
 
-/* What the proxy's command line carries must be plain tokens: names and addresses are made of
- * [a-z0-9._-] (a pattern may start with "*."; an IPv6 address adds ':'), so none can
- * smuggle '=' or an option into it. */
+/* Names and addresses are plain tokens, made of [a-z0-9._-] (a pattern may start with "*.";
+ * an IPv6 address adds ':'): what the compiler writes once shared/names.h has normalised them. */
 bool net_token(const char *s, uint32_t len, bool pattern)
 {
     if (len == 0 || len > 253)
@@ -557,91 +557,6 @@ int check_net_records(const Ctx &c)
     return 0;
 }
 
-/* An HTTP field name (RFC 9110 token), as the broker writes it on the wire. */
-bool http_token(const char *s, uint32_t len, uint32_t max)
-{
-    if (len == 0 || len > max)
-        return false;
-    for (uint32_t i = 0; i < len; i++) {
-        char ch = s[i];
-        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                  memchr("!#$%&'*+-.^_`|~", ch, 15) != nullptr;
-        if (!ok)
-            return false;
-    }
-    return true;
-}
-
-/* A POSIX-portable environment variable name. */
-bool env_name(const char *s, uint32_t len)
-{
-    if (len == 0 || len > TP_BROKER_MAX_ENV_NAME || (s[0] >= '0' && s[0] <= '9'))
-        return false;
-    for (uint32_t i = 0; i < len; i++) {
-        char ch = s[i];
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_'))
-            return false;
-    }
-    return true;
-}
-
-/* Printable ASCII with single spaces between items: no control byte, no leading, trailing or
- * double space. Every item passes `item` when given. */
-bool spaced_list(const char *s, uint32_t len, bool (*item)(const char *, uint32_t))
-{
-    uint32_t start = 0;
-    for (uint32_t i = 0; i <= len; i++) {
-        if (i < len && s[i] != ' ') {
-            if (s[i] < 0x21 || s[i] > 0x7e)
-                return false;
-            continue;
-        }
-        if (i == start || (item && !item(s + start, i - start)))
-            return false;
-        start = i + 1;
-    }
-    return true;
-}
-
-bool method_item(const char *s, uint32_t len)
-{
-    for (uint32_t i = 0; i < len; i++)
-        if (!(s[i] >= 'A' && s[i] <= 'Z'))
-            return false;
-    return len <= TP_BROKER_MAX_METHOD;
-}
-
-bool prefix_item(const char *s, uint32_t len)
-{
-    return s[0] == '/' && len <= TP_BROKER_MAX_PREFIX;
-}
-
-bool cap_name(const char *s, uint32_t len)
-{
-    if (len == 0 || len > TP_BROKER_MAX_CAP_NAME)
-        return false;
-    for (uint32_t i = 0; i < len; i++) {
-        char ch = s[i];
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
-              ch == '_' || ch == '-'))
-            return false;
-    }
-    return true;
-}
-
-/* "{value}" exactly once in printable ASCII (spaces allowed, no other whitespace). */
-bool value_format(const char *s, uint32_t len)
-{
-    static const char kValue[] = "{value}";
-    uint32_t found = 0;
-    for (uint32_t i = 0; i < len; i++) {
-        if (s[i] < 0x20 || s[i] > 0x7e)
-            return false;
-        found += len - i >= 7 && memcmp(s + i, kValue, 7) == 0;
-    }
-    return found == 1 && len <= TP_BROKER_MAX_FORMAT;
-}
-
 int check_broker(const Ctx &c, const tp_broker &b)
 {
     const tp_plan *p = c.plan;
@@ -654,9 +569,10 @@ int check_broker(const Ctx &c, const tp_broker &b)
         check_str(c, b.token_env, "broker", 0, "token_env") != 0 || check_str(c, b.ca_file, "broker", 0, "ca_file") != 0)
         return -1;
     const char *strtab = p->strtab;
-    if (!http_token(strtab + b.auth_header.off, b.auth_header.len, TP_BROKER_MAX_HEADER_NAME))
-        return fail(c, "broker: auth_header \"%s\" is not an HTTP field name", strtab + b.auth_header.off);
-    if (b.token_env.len != 0 && !env_name(strtab + b.token_env.off, b.token_env.len))
+    if (!tbr::header_name(strtab + b.auth_header.off, b.auth_header.len))
+        return fail(c, "broker: auth_header \"%s\" is not an HTTP field name the broker may read",
+                    strtab + b.auth_header.off);
+    if (b.token_env.len != 0 && !tbr::env_name(strtab + b.token_env.off, b.token_env.len))
         return fail(c, "broker: token_env \"%s\" is not an environment variable name", strtab + b.token_env.off);
     if (b.ca_file.len != 0 && check_path(c, b.ca_file, "broker", 0, "ca_file") != 0)
         return -1;
@@ -674,15 +590,18 @@ int check_broker_cap(const Ctx &c, const tp_broker_cap &r, uint32_t i)
     if (r.port == 0 || r.reserved0 != 0 || r.reserved1 != 0)
         return fail(c, "broker capability %u: port 0 or reserved bits", i);
     const char *t = c.plan->strtab;
-    if (!cap_name(t + r.name.off, r.name.len))
+    if (!tbr::capability_name(t + r.name.off, r.name.len))
         return fail(c, "broker capability %u: name \"%s\" is not 1..64 of [A-Za-z0-9._-]", i, t + r.name.off);
     if (!net_token(t + r.host.off, r.host.len, false))
         return fail(c, "broker capability %u: host \"%s\" is not a normalised host name", i, t + r.host.off);
-    if (!http_token(t + r.header.off, r.header.len, TP_BROKER_MAX_HEADER_NAME) || !env_name(t + r.value_env.off, r.value_env.len) ||
-        !value_format(t + r.value_format.off, r.value_format.len))
+    if (!tbr::header_name(t + r.header.off, r.header.len) || !tbr::env_name(t + r.value_env.off, r.value_env.len) ||
+        !tbr::value_format(t + r.value_format.off, r.value_format.len))
         return fail(c, "broker capability %u: bad header name, value_env name or value_format", i);
-    if ((r.methods.len != 0 && !spaced_list(t + r.methods.off, r.methods.len, method_item)) ||
-        (r.path_prefixes.len != 0 && !spaced_list(t + r.path_prefixes.off, r.path_prefixes.len, prefix_item)))
+    const tp_str auth = c.plan->broker->auth_header;
+    if (tbr::same_header(t + r.header.off, r.header.len, t + auth.off, auth.len))
+        return fail(c, "broker capability %u: its header is the broker's auth_header", i);
+    if ((r.methods.len != 0 && !tbr::spaced_list(t + r.methods.off, r.methods.len, tbr::method_item)) ||
+        (r.path_prefixes.len != 0 && !tbr::spaced_list(t + r.path_prefixes.off, r.path_prefixes.len, tbr::prefix_item)))
         return fail(c, "broker capability %u: methods or path prefixes are not single-spaced lists", i);
     for (uint32_t j = 0; j < i; j++) {
         const tp_broker_cap &o = c.plan->broker_caps[j];

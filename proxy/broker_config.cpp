@@ -8,84 +8,18 @@
 #include <charconv>
 #include <set>
 
-#include "../ir/plan.h"
+#include "broker_rules.h"
+#include "plan.h"
 
 namespace tproxy {
 namespace {
 
-char lower(char c)
+// "a b c" (the plan's form of methods and path prefixes) when every item passes `item`.
+std::optional<std::vector<std::string>> checked_list(const std::string &s, bool (*item)(const char *, size_t))
 {
-    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-std::string lower_copy(const std::string &s)
-{
-    std::string out = s;
-    std::transform(out.begin(), out.end(), out.begin(), lower);
-    return out;
-}
-
-bool http_token(const std::string &s)
-{
-    static const std::string kExtra = "!#$%&'*+-.^_`|~";
-    if (s.empty() || s.size() > TP_BROKER_MAX_HEADER_NAME)
-        return false;
-    return std::all_of(s.begin(), s.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               kExtra.find(c) != std::string::npos;
-    });
-}
-
-bool cap_name(const std::string &s)
-{
-    if (s.empty() || s.size() > 64)
-        return false;
-    return std::all_of(s.begin(), s.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               c == '.' || c == '_' || c == '-';
-    });
-}
-
-bool value_format(const std::string &s)
-{
-    if (s.size() > TP_BROKER_MAX_FORMAT)
-        return false;
-    if (!std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c <= 0x7e; }))
-        return false;
-    size_t first = s.find("{value}");
-    return first != std::string::npos && s.find("{value}", first + 1) == std::string::npos;
-}
-
-// "a b c": printable ASCII items separated by exactly one space, each passing `item`.
-template <typename Item>
-std::optional<std::vector<std::string>> spaced_list(const std::string &s, Item item)
-{
-    std::vector<std::string> out;
-    size_t start = 0;
-    for (size_t i = 0; i <= s.size(); i++) {
-        if (i < s.size() && s[i] != ' ') {
-            if (s[i] < 0x21 || s[i] > 0x7e)
-                return std::nullopt;
-            continue;
-        }
-        std::string one = s.substr(start, i - start);
-        if (one.empty() || !item(one))
-            return std::nullopt;
-        out.push_back(one);
-        start = i + 1;
-    }
-    return out;
-}
-
-bool method_item(const std::string &s)
-{
-    return s.size() <= TP_BROKER_MAX_METHOD &&
-           std::all_of(s.begin(), s.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-}
-
-bool prefix_item(const std::string &s)
-{
-    return s.front() == '/' && s.size() <= TP_BROKER_MAX_PREFIX;
+    if (!tbr::spaced_list(s.data(), s.size(), item))
+        return std::nullopt;
+    return split_spaced(s);
 }
 
 std::string bad(const std::string &flag, const std::string &v, const char *want)
@@ -120,7 +54,7 @@ std::string add_capability(BrokerConfig &b, const std::string &v)
         return bad("--capability", v, "an IPv6 literal goes in brackets, and nothing else does");
     auto h = normalize_host(host);
     auto port = parse_port(std::string_view(v).substr(colon + 1));
-    if (!cap_name(c.name) || !h || !port)
+    if (!tbr::capability_name(c.name.data(), c.name.size()) || !h || !port)
         return bad("--capability", v, want);
     for (const Capability &o : b.caps)
         if (o.name == c.name)
@@ -141,20 +75,20 @@ std::string set_cap_field(BrokerConfig &b, const std::string &flag, const std::s
         return flag + " given twice for capability " + c.name;
     b.last_cap_flags.push_back(flag);
     if (flag == "--cap-header") {
-        if (!http_token(v) || framing_header(v))
+        if (!tbr::header_name(v.data(), v.size()))
             return bad(flag, v, "expected an HTTP field name (not one that frames or routes the message)");
         c.header = v;
     } else if (flag == "--cap-format") {
-        if (!value_format(v))
+        if (!tbr::value_format(v.data(), v.size()))
             return bad(flag, v, "expected printable ASCII with {value} exactly once, at most 1024 bytes");
         c.format = v;
     } else if (flag == "--cap-methods") {
-        auto m = spaced_list(v, method_item);
+        auto m = checked_list(v, tbr::method_item);
         if (!m)
             return bad(flag, v, "expected upper-case methods separated by one space");
         c.methods = *m;
     } else {
-        auto p = spaced_list(v, prefix_item);
+        auto p = checked_list(v, tbr::prefix_item);
         if (!p)
             return bad(flag, v, "expected paths starting with '/' separated by one space");
         c.path_prefixes = *p;
@@ -200,13 +134,15 @@ std::optional<ListenAddr> parse_listen(const std::string &s)
     return l;
 }
 
-bool framing_header(const std::string &name)
+std::vector<std::string> split_spaced(const std::string &s)
 {
-    static const std::set<std::string> kFraming = {
-        "host", "content-length", "transfer-encoding", "connection", "keep-alive", "te",
-        "trailer", "upgrade", "expect"};
-    std::string n = lower_copy(name);
-    return kFraming.count(n) != 0 || n.rfind("proxy-", 0) == 0;
+    std::vector<std::string> out;
+    for (size_t start = 0; start < s.size();) {
+        size_t space = std::min(s.find(' ', start), s.size());
+        out.push_back(s.substr(start, space - start));
+        start = space + 1;
+    }
+    return out;
 }
 
 bool is_broker_flag(const std::string &flag)
@@ -248,7 +184,7 @@ std::optional<std::string> parse_broker_flag(BrokerConfig &b, const std::string 
             return bad(flag, v, "expected an open file descriptor");
         b.secrets_fd = static_cast<int>(n);
     } else if (flag == "--broker-auth-header") {
-        if (!http_token(v) || framing_header(v))
+        if (!tbr::header_name(v.data(), v.size()))
             return bad(flag, v, "expected an HTTP field name (not one that frames or routes the message)");
         b.auth_header = v;
     } else if (flag == "--broker-allow") {
@@ -292,7 +228,7 @@ std::string check_broker(const BrokerConfig &b, bool channel_mode)
     if (b.caps.size() > TP_MAX_BROKER_CAPS)
         return "more than " + std::to_string(TP_MAX_BROKER_CAPS) + " capabilities";
     for (const Capability &c : b.caps)
-        if (lower_copy(c.header) == lower_copy(b.auth_header))
+        if (tbr::same_header(c.header.data(), c.header.size(), b.auth_header.data(), b.auth_header.size()))
             return "capability " + c.name + ": its header " + c.header +
                    " is the broker's auth header";
     return "";

@@ -2,7 +2,7 @@
  *
  *   --broker-port P              channel mode: one TNC_BROKER listener on 127.0.0.1:P inside
  *   --broker-listen ADDR:PORT    listen mode: the broker's own listener (port 0: any)
- *   --broker-secrets FD          required with a broker (ir/broker_secrets.h; broker_secrets.h)
+ *   --broker-secrets FD          required with a broker (shared/broker_secrets_wire.h; broker_secrets.h)
  *   --broker-auth-header NAME    default X-Broker-Auth
  *   --broker-allow PATTERN       repeatable, at least one: exact name, IP literal or *.suffix
  *   --broker-allow-internal      (no value) upstreams may resolve to internal addresses
@@ -13,10 +13,12 @@
  *   --cap-methods "GET POST"     of the last --capability; default: any method
  *   --cap-path-prefixes "/a /b"  of the last --capability; default: any path
  *
- * The checks are the plan reader's (ir/plan_reader.cpp), so whatever a plan carries the proxy
- * takes, plus one more: a header the broker sets or reads may not be one that frames or routes
- * the message (Host, Content-Length, Transfer-Encoding, hop-by-hop, Proxy-*, Expect), since
- * injecting one of those would smuggle a second request.
+ * The flags are for a standalone proxy; in channel mode tartaros-exec gives the same fields
+ * in the plan (plan_config.h). Either way a value passes the rules of shared/broker_rules.h,
+ * the ones the compiler and the plan reader apply: among them, a header the broker sets or
+ * reads may not be one that frames or routes the message (Host, Content-Length,
+ * Transfer-Encoding, hop-by-hop, Proxy-*, Expect), since injecting one would smuggle a second
+ * request.
  * Invariants of a BrokerConfig that parse_args returned with a broker (enabled()):
  *  - secrets_fd is an open descriptor; allow is non-empty; 1..TP_MAX_BROKER_CAPS capabilities
  *    with unique names of [A-Za-z0-9._-]{1,64};
@@ -88,7 +90,7 @@ std::string check_broker(const BrokerConfig &b, bool channel_mode);
 // "IPv4:PORT" or "[IPv6]:PORT" (the --listen and --broker-listen syntax).
 std::optional<ListenAddr> parse_listen(const std::string &s);
 
-// Whether `name` is a header the broker must never inject nor accept as its auth header.
-bool framing_header(const std::string &name);
+// The items of "a b c" (single spaces, as the plan and the flags write lists); none for "".
+std::vector<std::string> split_spaced(const std::string &s);
 
 }  // namespace tproxy

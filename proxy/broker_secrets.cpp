@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "../ir/broker_secrets.h"
+#include "broker_secrets_wire.h"
 #include "broker_mask.h"
 
 namespace tproxy {

@@ -1,6 +1,6 @@
 /* proxy/broker_secrets.h — the broker's token and values in the proxy's memory.
  *
- * read_broker_secrets takes the --broker-secrets descriptor (layout: ir/broker_secrets.h),
+ * read_broker_secrets takes the --broker-secrets descriptor (layout: shared/broker_secrets_wire.h),
  * reads it whole before the proxy confines itself (from offset 0 when it is seekable, as a
  * memfd is), and closes it. Each record is read straight into a buffer of its exact size, so
  * no growing buffer leaves a copy behind. What is kept:
@@ -78,7 +78,7 @@ struct BrokerSecrets {
 // Reads and checks the secrets file; closes fd. "" or the error line (no secret in it).
 std::string read_broker_secrets(int fd, const BrokerConfig &b, BrokerSecrets *out);
 
-// The checks of one record (ir/broker_secrets.h's invariant): "" or what is wrong with it.
+// The checks of one record (shared/broker_secrets_wire.h's invariant): "" or what is wrong with it.
 std::string check_secret_bytes(std::string_view v);
 
 }  // namespace tproxy

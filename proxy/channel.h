@@ -1,4 +1,4 @@
-/* proxy/channel.h — the proxy's end of the sandbox channel (the protocol: ir/net_channel.h).
+/* proxy/channel.h — the proxy's end of the sandbox channel (the protocol: shared/net_channel.h).
  *
  * Start-up, once: receive_listeners blocks for message 1 (the listeners the sandbox made),
  * check_listeners compares them with the command line, send_ready answers. Message 1 starts
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "../ir/net_channel.h"
+#include "net_channel.h"
 #include "config.h"
 
 namespace tproxy {

@@ -13,8 +13,9 @@
 #include <optional>
 #include <set>
 
-#include "../ir/net_channel.h"
 #include "effect_log.h"
+#include "net_channel.h"
+#include "plan_config.h"
 
 namespace tproxy {
 namespace {
@@ -144,6 +145,9 @@ const std::map<std::string, Handler> &handlers()
              return "";
          }},
         {"--channel", set_channel},
+        {"--plan-fd", [](Config &, const std::string &v) {
+             return parse_fd(v) ? "" : bad("--plan-fd", v, "expected an open file descriptor");
+         }},
         {"--proxy-port", [](Config &c, const std::string &v) -> std::string {
              auto p = parse_port(v);
              if (!p)
@@ -230,11 +234,13 @@ const std::map<std::string, Handler> &handlers()
 }
 
 // Flags that may appear once (the others repeat, or the last value counts).
-const std::set<std::string> kOnce = {"--channel", "--proxy-port", "--effect-log", "--run-id", "--notes"};
+const std::set<std::string> kOnce = {"--channel", "--plan-fd", "--proxy-port", "--effect-log", "--run-id", "--notes"};
 // What configures the HTTP proxy; meaningless in channel mode without --proxy-port.
 const std::set<std::string> kPolicyFlags = {"--allow", "--deny", "--host", "--ports"};
 // Only in channel mode.
 const std::set<std::string> kChannelFlags = {"--proxy-port", "--relay", "--expose"};
+// What the plan carries besides the broker's flags: with --plan-fd it comes from there alone.
+const std::set<std::string> kPlanCarried = {"--proxy-port", "--relay", "--allow", "--deny", "--host", "--ports"};
 
 std::string check_listen_mode(const Config &c, const std::set<std::string> &seen)
 {
@@ -284,6 +290,29 @@ std::string check_channel_mode(const Config &c, const std::set<std::string> &see
     return "";
 }
 
+// The whole-configuration checks of a configuration from flags alone.
+std::string check_flags(const Config &c, const std::set<std::string> &seen)
+{
+    std::string err = check_broker(c.broker, c.channel_mode());
+    if (err.empty())
+        err = c.channel_mode() ? check_channel_mode(c, seen) : check_listen_mode(c, seen);
+    return err;
+}
+
+// The plan's fields, from the plan and nowhere else: a flag for one of them beside --plan-fd
+// would be a second source. The reader validated the plan, so nothing is checked again.
+std::string from_plan(Config &c, int plan_fd, const std::set<std::string> &seen)
+{
+    if (!c.channel_mode())
+        return "--plan-fd needs --channel";
+    for (const std::string &f : seen)
+        if (kPlanCarried.count(f) || (is_broker_flag(f) && f != "--broker-secrets"))
+            return f + ": with --plan-fd the plan gives it";
+    if (c.broker.allow_internal)
+        return "--broker-allow-internal: with --plan-fd the plan gives it";
+    return config_from_plan(plan_fd, c);
+}
+
 }  // namespace
 
 std::variant<Config, std::string> parse_args(const std::vector<std::string> &args)
@@ -291,6 +320,7 @@ std::variant<Config, std::string> parse_args(const std::vector<std::string> &arg
     Config c;
     c.policy.ports = {443, 80};
     std::set<std::string> seen;
+    int plan_fd = -1;
     for (size_t i = 0; i < args.size(); i++) {
         if (args[i] == "--strict") {
             c.strict = true;
@@ -310,13 +340,13 @@ std::variant<Config, std::string> parse_args(const std::vector<std::string> &arg
         std::string err = broker ? *parse_broker_flag(c.broker, args[i - 1], v) : h->second(c, v);
         if (!err.empty())
             return err;
+        if (args[i - 1] == "--plan-fd")
+            plan_fd = *parse_fd(v);
     }
     c.broker.last_cap_flags.clear();
     if (seen.count("--effect-log") != seen.count("--run-id"))
         return "--effect-log and --run-id go together";
-    std::string err = check_broker(c.broker, c.channel_mode());
-    if (err.empty())
-        err = c.channel_mode() ? check_channel_mode(c, seen) : check_listen_mode(c, seen);
+    std::string err = plan_fd >= 0 ? from_plan(c, plan_fd, seen) : check_flags(c, seen);
     if (!err.empty())
         return err;
     return c;

@@ -4,7 +4,12 @@
  *   tartaros-proxy [--listen-fd N]... [--listen ADDR:PORT]... --allow NAME... [--deny NAME]...
  *                  [--host NAME=ADDR]... [--ports P,P...] [common...]
  *                  [--broker-listen ADDR:PORT broker...]
- * Channel mode (started by tartaros-exec to serve one sandbox; ir/net_channel.h):
+ * Channel mode, as tartaros-exec starts it to serve one sandbox (shared/net_channel.h):
+ *   tartaros-proxy --channel FD --plan-fd FD [--broker-secrets FD] [--expose FD:PORT]...
+ *                  [common...]
+ *   The plan (a sealed memfd) gives everything it carries (plan_config.h); the command line
+ *   only what is the run's own. --broker-secrets is given when the run keeps its broker.
+ * Channel mode from flags (the tests, a proxy run by hand against a channel):
  *   tartaros-proxy --channel FD [--proxy-port P --allow NAME... [--deny NAME]...
  *                  [--host NAME=ADDR]... [--ports P,P...]] [--relay PORT]... [--expose FD:PORT]...
  *                  [--broker-port P broker...] [common...]
@@ -13,9 +18,10 @@
  *         [--strict] [--effect-log FD --run-id ID] [--notes FD]
  * Broker: the flags of broker_config.h (the credential broker, README.md).
  *
- * Every flag takes one value and may repeat where it makes sense. parse_args either returns a
- * complete, valid Config or an error line; nothing is half-applied. Invariants of a returned
- * Config: no bare "*" pattern, ports in 1..65535, every pin's name normalised, and either
+ * Every flag takes one value and may repeat where it makes sense. The flags and the plan fill
+ * one Config: with --plan-fd, a flag for a field the plan carries is refused, and the plan
+ * reader's checks are the checks. parse_args either returns a complete, valid Config or an
+ * error line; nothing is half-applied. Invariants of a returned Config: no bare "*" pattern, ports in 1..65535, every pin's name normalised, and either
  *  - listen mode: at least one listener (--listen-fd, --listen or --broker-listen), and at
  *    least one allow pattern when there is an HTTP listener (the policy flags are refused
  *    without one); or

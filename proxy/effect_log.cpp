@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "../ir/jsonl.h"
+#include "jsonl.h"
 
 namespace tproxy {
 namespace {

@@ -6,7 +6,7 @@
  * broker, one line per request once it is refused or its exchange has ended), written with a
  * single write(2) on the shared O_APPEND file description, so it never mixes with the
  * supervisor's or the mediator's lines.
- * The text is escaped by the same code as theirs (ir/jsonl.h). A failed write loses the line;
+ * The text is escaped by the same code as theirs (shared/jsonl.h). A failed write loses the line;
  * the log is a regular file, so a write never waits for a reader.
  */
 #pragma once

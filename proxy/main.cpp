@@ -30,19 +30,19 @@
 #include "channel.h"
 #include "confine.h"
 #include "config.h"
+#include "exit_codes.h"
 #include "resolver.h"
 #include "server.h"
 
 namespace {
 
-constexpr int kExitConfig = 78;
 constexpr size_t kFdsPerConn = 6;  // client, upstream, two pipes
 constexpr size_t kFdReserve = 64;  // epoll, DNS sockets, log, channel; listeners are added
 
 int fail(const std::string &msg)
 {
     std::fprintf(stderr, "tartaros: %s\n", msg.c_str());
-    return kExitConfig;
+    return EXIT_REFUSAL;
 }
 
 // Raises the descriptor limit to its hard maximum and caps connections to what fits; with
@@ -271,17 +271,17 @@ int run_channel_mode(const tproxy::Config &cfg, int sigfd)
     int chan = cfg.channel_fd;
     std::vector<tproxy::Listener> listeners;
     if (std::string err = take_exposes(cfg, &listeners); !err.empty())
-        return channel_failure(chan, sigfd, TNC_FAILED, err, kExitConfig);
+        return channel_failure(chan, sigfd, TNC_FAILED, err, EXIT_REFUSAL);
     std::unique_ptr<tproxy::Broker> broker;
     if (std::string err = make_broker(cfg, &broker); !err.empty())
-        return channel_failure(chan, sigfd, TNC_FAILED, err, kExitConfig);
+        return channel_failure(chan, sigfd, TNC_FAILED, err, EXIT_REFUSAL);
     if (broker)
         broker->own = {{"127.0.0.1", "localhost"}, cfg.broker.port};
     make_log_non_blocking(cfg);
     tproxy::ConfineResult conf = tproxy::confine_self(cfg);
     if (!conf.error.empty())  // under --strict a warning is the error: said once, over there
         return channel_failure(chan, sigfd, cfg.strict ? TNC_REFUSED : TNC_FAILED,
-                               "cannot confine the proxy: " + conf.error, kExitConfig);
+                               "cannot confine the proxy: " + conf.error, EXIT_REFUSAL);
     for (const std::string &w : conf.warnings)
         std::fprintf(stderr, "tartaros: warning: %s\n", w.c_str());
     bool ended = false;
@@ -330,7 +330,7 @@ int main(int argc, char **argv)
     auto parsed = tproxy::parse_args(args);
     if (auto *err = std::get_if<std::string>(&parsed)) {
         int chan = tproxy::channel_fd_in(args);
-        return chan >= 0 ? channel_failure(chan, sigfd, TNC_FAILED, *err, kExitConfig) : fail(*err);
+        return chan >= 0 ? channel_failure(chan, sigfd, TNC_FAILED, *err, EXIT_REFUSAL) : fail(*err);
     }
     tproxy::Config cfg = std::get<tproxy::Config>(std::move(parsed));
     // The effect log must stay out of reach of /proc/PID/fd from a sandbox that sees this

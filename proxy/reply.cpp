@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "../ir/net_channel.h"
+#include "net_channel.h"
 #include "http_util.h"
 
 namespace tproxy {

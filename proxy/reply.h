@@ -4,7 +4,7 @@
  * one-line text body that names the host and what to change (the policy field for policy
  * refusals). Every decision — allowed or refused — is one log line, written with a single
  * write(2) so lines from one proxy never interleave. Refusals are also tallied for the notes
- * the run prints at its end (ir/net_channel.h): one line per distinct refusal, so a person
+ * the run prints at its end (shared/net_channel.h): one line per distinct refusal, so a person
  * who saw only "403" or "502" learns why without --log.
  */
 #pragma once

@@ -1,4 +1,4 @@
-// Unit tests of cgroup_probe_host (ir/cgroup_probe.h) against fake cgroupfs trees: which
+// Unit tests of cgroup_probe_host (shared/cgroup_probe.h) against fake cgroupfs trees: which
 // hierarchy each controller gets, the parent directory, the leaf move, and the reason when
 // none can be used.
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 // Unit tests of the broker's secrets on the enforcer's side (enforcer/secrets.h): which
 // variables refuse a run and what the refusal says (never the value), the memfd handed to
-// tartaros-proxy (ir/broker_secrets.h's layout, sealed), and the wipe of the launcher's
+// tartaros-proxy (shared/broker_secrets_wire.h's layout, sealed), and the wipe of the launcher's
 // environment block. Each case runs in a child process: the secrets are the process's
 // state, and a refusal exits.
 #include <doctest/doctest.h>
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "broker_secrets.h"
+#include "broker_secrets_wire.h"
 #include "in_child.h"
 #include "secrets.h"
 

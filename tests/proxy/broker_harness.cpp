@@ -24,7 +24,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "../../ir/broker_secrets.h"
+#include "broker_secrets_wire.h"
 
 namespace broker {
 namespace {

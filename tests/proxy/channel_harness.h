@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "../../ir/net_channel.h"
+#include "net_channel.h"
 
 namespace chan {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../../ir/broker_secrets.h"
+#include "broker_secrets_wire.h"
 #include "broker_secrets.h"
 
 namespace {

@@ -1,6 +1,8 @@
 // tartaros-proxy's channel-mode command line: what it accepts and every refusal.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -109,4 +111,27 @@ TEST_CASE("config channel: the channel of a refused command line is still found"
     CHECK(tproxy::channel_fd_in({"--channel", stream.first()}) == -1);
     CHECK(tproxy::channel_fd_in({"--channel"}) == -1);
     CHECK(tproxy::channel_fd_in({"--relay", "5"}) == -1);
+}
+
+TEST_CASE("config channel: the plan is the one source of what it carries")
+{
+    Pair chan(SOCK_SEQPACKET);
+    auto plan_fd = [] {
+        int fd = memfd_create("not-a-plan", MFD_CLOEXEC);
+        REQUIRE(write(fd, "not a plan", 10) == 10);
+        return fd;
+    };
+    int fd = plan_fd();
+    CHECK(error_of({"--channel", chan.first(), "--plan-fd", std::to_string(fd), "--allow", "a.test"}) ==
+          "--allow: with --plan-fd the plan gives it");
+    CHECK(error_of({"--channel", chan.first(), "--plan-fd", std::to_string(fd), "--relay", "5"}) ==
+          "--relay: with --plan-fd the plan gives it");
+    CHECK(error_of({"--channel", chan.first(), "--plan-fd", std::to_string(fd), "--broker-allow-internal"}) ==
+          "--broker-allow-internal: with --plan-fd the plan gives it");
+    CHECK(error_of({"--listen-fd", "0", "--plan-fd", std::to_string(fd)}) == "--plan-fd needs --channel");
+    CHECK(error_of({"--channel", chan.first(), "--plan-fd", "987654"}).find("--plan-fd '987654'") == 0);
+    // Read with the plan reader, which refuses what is not a plan (and the fd is closed).
+    CHECK(error_of({"--channel", chan.first(), "--plan-fd", std::to_string(fd)})
+              .find("invalid plan on --plan-fd: ") == 0);
+    CHECK(fcntl(fd, F_GETFD) < 0);
 }

@@ -1,4 +1,4 @@
-// Unit tests of ir/jsonl.h, the line builder of the effect log: escaping, UTF-8 repair, the
+// Unit tests of shared/jsonl.h, the line builder of the effect log: escaping, UTF-8 repair, the
 // time format and truncation, which must always leave one valid JSON object and a newline.
 #include <doctest/doctest.h>
 

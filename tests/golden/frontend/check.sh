@@ -3,7 +3,8 @@
 #  - every NAME.toml here but good.toml is refused: exit 78 and a stderr exactly NAME.expected,
 #    whose first line starts with "tartaros:" (UPDATE=1 rewrites the .expected files);
 #  - good.toml compiles to a plan of mode 0644, twice to the same bytes, and --explain prints it
-#    (its limits and broker steps too);
+#    (its limits and broker steps too); from a directory whose name is not UTF-8, --explain
+#    --json is still valid UTF-8;
 #  - bad command lines, an unreadable policy and a damaged plan are refusals too.
 set -u
 compile=$(realpath "$1")
@@ -61,6 +62,14 @@ grep -q '^   [0-9.]* rlimit core 0  (default)$' explain.txt || fail "--explain d
 grep -q '^[0-9]*\. broker: 127\.0\.0\.1:3129 inside (required)  good\.toml:' explain.txt ||
     fail "--explain has no broker step"
 grep -q '"step":"broker"' explain.json || fail "--explain --json has no broker step"
+# A path is bytes: a policy in a directory whose name is not UTF-8 (a lone 0xC3, and an
+# overlong 0xC0 0xAF) still gets JSON that a strict UTF-8 decoder reads.
+odd=$(printf 'caf\303-\300\257')
+mkdir "$odd" && cp good.toml "$odd/good.toml"
+"$compile" "$odd/good.toml" -o odd.bin 2>/dev/null || fail "good.toml in a non-UTF-8 directory did not compile"
+"$compile" --explain odd.bin --json >odd.json || fail "--explain --json of a non-UTF-8 path failed"
+python3 -c 'import json, sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' odd.json ||
+    fail "--explain --json of a non-UTF-8 path is not valid UTF-8 JSON"
 
 refused "tartaros: cannot read missing.toml: No such file or directory" missing.toml -o x.bin
 refused "tartaros: usage: " good.toml

@@ -1,4 +1,4 @@
-/* ir/cgroup_probe.h — which cgroup hierarchy can hold each controller's limit on this host.
+/* shared/cgroup_probe.h — which cgroup hierarchy can hold each controller's limit on this host.
  *
  * Shared by the enforcer (preflight decides, enforcer/cgroup.h creates) and the compiler's
  * --explain (which says what would enforce each limit here). Plain C, libc only, no

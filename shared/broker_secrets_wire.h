@@ -1,4 +1,4 @@
-/* ir/broker_secrets.h — how the supervisor hands the broker's secrets to tartaros-proxy.
+/* shared/broker_secrets_wire.h — how the supervisor hands the broker's secrets to tartaros-proxy.
  *
  * Plain C, shared by the static enforcer (writer) and the proxy (reader). The token and the
  * capabilities' values never travel on a command line or in an environment: the supervisor

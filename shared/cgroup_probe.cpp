@@ -1,4 +1,4 @@
-/* ir/cgroup_probe.cpp — which hierarchy can hold each controller's limit (cgroup_probe.h).
+/* shared/cgroup_probe.cpp — which hierarchy can hold each controller's limit (cgroup_probe.h).
  *
  * Compiled into the compiler library and into the static musl enforcer: libc only, no C++
  * runtime, no allocation (every buffer is on the stack or in the caller's struct).

@@ -1,4 +1,4 @@
-/* proxy/names.cpp — normalisation and matching of host names (see names.h). */
+/* shared/names.cpp — normalisation and matching of host names (see names.h). */
 #include "names.h"
 
 #include <arpa/inet.h>

@@ -1,4 +1,4 @@
-/* ir/net_channel.h — the messages between the sandbox side and tartaros-proxy.
+/* shared/net_channel.h — the messages between the sandbox side and tartaros-proxy.
  *
  * Plain C, shared by the static enforcer and the proxy. The channel is one AF_UNIX
  * SOCK_SEQPACKET socketpair made by the supervisor before anything starts: one end goes to

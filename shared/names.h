@@ -1,4 +1,4 @@
-/* proxy/names.h — host names, IP literals and the allow/deny decision made before any lookup.
+/* shared/names.h — host names, IP literals and the allow/deny decision made before any lookup.
  *
  * A host as the client wrote it is normalised once (normalize_host) and from then on only the
  * normalised form is matched, logged and resolved, so matching and connecting can never

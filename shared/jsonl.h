@@ -1,4 +1,4 @@
-/* ir/jsonl.h — one JSON object per line, built in the caller's buffer (the effect log,
+/* shared/jsonl.h — one JSON object per line, built in the caller's buffer (the effect log,
  * docs/effect-log.md). Shared by tartaros-exec (its supervisor and its connect mediator) and
  * tartaros-proxy, so every writer escapes text the same way.
  *
@@ -7,8 +7,7 @@
  *
  * Invariants of a line built here, whatever its input:
  *  - it is valid JSON followed by one '\n', and never longer than the buffer;
- *  - strings are valid UTF-8: control characters, '"' and '\\' are escaped, every byte that is
- *    not part of a well-formed UTF-8 sequence becomes U+FFFD;
+ *  - strings are escaped by json_escape.h, so they are valid UTF-8 whatever the input;
  *  - when something does not fit, the string being written is cut at a character boundary,
  *    every later field or item is dropped, the open arrays and objects are closed, and the
  *    line ends with "truncated":true.
@@ -17,6 +16,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "json_escape.h"
 
 namespace jsonl {
 
@@ -60,60 +61,6 @@ inline void put_text(line &l, const char *s, size_t n)
         put(l, s[i]);
 }
 
-/* The length of the well-formed UTF-8 sequence at `p` (n bytes left), or 0. */
-inline size_t utf8_sequence(const unsigned char *p, size_t n)
-{
-    unsigned char c = p[0];
-    if (c < 0x80)
-        return 1;
-    size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    if (len == 0 || len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    /* No overlong form, no surrogate, nothing above U+10FFFF. */
-    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0) || (c == 0xf0 && p[1] < 0x90) ||
-        (c == 0xf4 && p[1] >= 0x90))
-        return 0;
-    return len;
-}
-
-/* How one input character is written: its escape in `out`, and the input bytes it takes. */
-inline size_t escape_one(const unsigned char *p, size_t n, char out[8], size_t *used)
-{
-    static const char kHex[] = "0123456789abcdef";
-    size_t len = utf8_sequence(p, n);
-    unsigned char c = p[0];
-    *used = len ? len : 1;
-    if (len == 0) {
-        const char repl[] = "\\ufffd";
-        for (size_t i = 0; i < 6; i++)
-            out[i] = repl[i];
-        return 6;
-    }
-    if (c == '"' || c == '\\') {
-        out[0] = '\\';
-        out[1] = (char)c;
-        return 2;
-    }
-    if (c < 0x20 || c == 0x7f) {
-        const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : nullptr;
-        if (named != nullptr) {
-            out[0] = named[0];
-            out[1] = named[1];
-            return 2;
-        }
-        const char u[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
-        for (size_t i = 0; i < 6; i++)
-            out[i] = u[i];
-        return 6;
-    }
-    for (size_t i = 0; i < len; i++)
-        out[i] = (char)p[i];
-    return len;
-}
-
 /* A comma when a value precedes at this level. */
 inline void separate(line &l)
 {
@@ -131,7 +78,7 @@ inline void put_string(line &l, const char *s, size_t n)
     while (i < n) {
         char out[8];
         size_t used;
-        size_t w = escape_one(p + i, n - i, out, &used);
+        size_t w = json_escape::escape_one(p + i, n - i, out, &used);
         if (l.len + w + 1 + kReserve > l.cap) {
             l.cut = true;
             break;
