@@ -10,8 +10,12 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <functional>
+#include <map>
+#include <stdexcept>
 #include <vector>
 
+#include "policy_keys.h"
 #include "syscall_constants.h"
 #include "units.h"
 
@@ -209,6 +213,15 @@ private:
         else w_.statement(key, entries);
     }
 
+    // Every key of `section` in the order of policy_keys.h, each by its printer.
+    using Printers = std::map<std::string_view, std::function<void(std::string_view key)>>;
+    static void keys(std::string_view section, const Printers &printers) {
+        const std::vector<const PolicyKey *> table = section_keys(section);
+        if (printers.size() != table.size())
+            throw std::logic_error("print_policy and policy_keys.cpp disagree on the keys of " + std::string(section));
+        for (const PolicyKey *key : table) printers.at(key->name)(key->name);
+    }
+
     void filesystem();
     std::vector<std::string> denies(const std::vector<LocatedPath> &paths) const;
     void network();
@@ -226,13 +239,15 @@ void PolicyPrinter::filesystem() {
     const FilesystemPolicy &fs = p_.fs;
     w_.blank();
     w_.open("filesystem");
-    setting("read_scope", fs.read_scope, fs.read_scope.value == ReadScope::All ? "all" : "granted");
-    list("read_allows", rendered(fs.read_allows, tart_string), "none");
-    list("read_denies", denies(fs.read_denies), "none");
-    list("writable_roots", rendered(fs.writable_roots, tart_string), "none");
-    list("write_denies", denies(fs.write_denies), "none");
-    flag("materialize", fs.materialize);
-    flag("private_tmp", fs.private_tmp);
+    keys("filesystem",
+         {{"read_scope",
+           [&](auto k) { setting(k, fs.read_scope, fs.read_scope.value == ReadScope::All ? "all" : "granted"); }},
+          {"read_allows", [&](auto k) { list(k, rendered(fs.read_allows, tart_string), "none"); }},
+          {"read_denies", [&](auto k) { list(k, denies(fs.read_denies), "none"); }},
+          {"writable_roots", [&](auto k) { list(k, rendered(fs.writable_roots, tart_string), "none"); }},
+          {"write_denies", [&](auto k) { list(k, denies(fs.write_denies), "none"); }},
+          {"materialize", [&](auto k) { flag(k, fs.materialize); }},
+          {"private_tmp", [&](auto k) { flag(k, fs.private_tmp); }}});
     w_.close();
 }
 
@@ -251,22 +266,26 @@ void PolicyPrinter::network() {
     const NetworkPolicy &net = p_.network;
     w_.blank();
     w_.open("network");
-    list("allow_domains", rendered(net.allow_domains, tart_string), "none: no proxy");
-    list("deny_domains", rendered(net.deny_domains, tart_string), "none");
-    if (net.domain_ports.empty()) {
-        std::vector<std::string> ports;
-        for (uint16_t port : kDefaultDomainPorts) ports.push_back(std::to_string(port));
-        w_.defaulted("domain_ports", ports);
-    } else {
-        w_.statement("domain_ports", rendered(net.domain_ports, decimal));
-    }
     std::vector<std::string> hosts;
     for (const auto &[name, address] : net.hosts) hosts.push_back(tart_word(name.value) + " = " + tart_string(address.value));
-    list("hosts", hosts, "none");
-    setting("proxy_port", net.proxy_port, decimal(net.proxy_port.value));
-    list("local_ports", rendered(net.local_ports, decimal), "none");
-    list("expose_ports", rendered(net.expose_ports, decimal), "none");
-    flag("deny_unix", net.deny_unix);
+    keys("network",
+         {{"allow_domains", [&](auto k) { list(k, rendered(net.allow_domains, tart_string), "none: no proxy"); }},
+          {"deny_domains", [&](auto k) { list(k, rendered(net.deny_domains, tart_string), "none"); }},
+          {"domain_ports",
+           [&](auto k) {
+               if (net.domain_ports.empty()) {
+                   std::vector<std::string> ports;
+                   for (uint16_t port : kDefaultDomainPorts) ports.push_back(std::to_string(port));
+                   w_.defaulted(k, ports);
+               } else {
+                   w_.statement(k, rendered(net.domain_ports, decimal));
+               }
+           }},
+          {"hosts", [&](auto k) { list(k, hosts, "none"); }},
+          {"proxy_port", [&](auto k) { setting(k, net.proxy_port, decimal(net.proxy_port.value)); }},
+          {"local_ports", [&](auto k) { list(k, rendered(net.local_ports, decimal), "none"); }},
+          {"expose_ports", [&](auto k) { list(k, rendered(net.expose_ports, decimal), "none"); }},
+          {"deny_unix", [&](auto k) { flag(k, net.deny_unix); }}});
     w_.close();
 }
 
@@ -274,24 +293,31 @@ void PolicyPrinter::process() {
     const ProcessPolicy &proc = p_.process;
     w_.blank();
     w_.open("process");
-    flag("isolate_pids", proc.isolate_pids);
-    flag("isolate_proc", proc.isolate_proc);
-    flag("harden_syscalls", proc.harden_syscalls);
-    optional("max_processes", proc.max_processes, decimal, "no limit");
-    optional("memory_max", proc.memory_max, size_value, "no limit");
-    optional("cpu_max", proc.cpu_max, cpu_value, "no limit");
-    optional("timeout", proc.timeout, duration_value, "none");
-    if (proc.timeout_grace) w_.statement("timeout_grace", {duration_value(proc.timeout_grace->value)});
-    else if (proc.timeout) w_.defaulted("timeout_grace", {duration_value(kDefaultTimeoutGraceMs)});
-    else w_.unset("timeout_grace", duration_value(kDefaultTimeoutGraceMs) + ", with a timeout");
     std::vector<std::string> limits;
     bool core = false;
     for (const RlimitSetting &limit : proc.rlimits) {
         limits.push_back(rlimit_entry(limit));
         core = core || limit.resource == units::rlimit_by_name("core")->number;
     }
-    if (!limits.empty()) w_.statement("rlimits", limits);
-    if (!core) w_.defaulted("rlimits", {"core = 0"});
+    keys("process",
+         {{"isolate_pids", [&](auto k) { flag(k, proc.isolate_pids); }},
+          {"isolate_proc", [&](auto k) { flag(k, proc.isolate_proc); }},
+          {"harden_syscalls", [&](auto k) { flag(k, proc.harden_syscalls); }},
+          {"max_processes", [&](auto k) { optional(k, proc.max_processes, decimal, "no limit"); }},
+          {"memory_max", [&](auto k) { optional(k, proc.memory_max, size_value, "no limit"); }},
+          {"cpu_max", [&](auto k) { optional(k, proc.cpu_max, cpu_value, "no limit"); }},
+          {"timeout", [&](auto k) { optional(k, proc.timeout, duration_value, "none"); }},
+          {"timeout_grace",
+           [&](auto k) {
+               if (proc.timeout_grace) w_.statement(k, {duration_value(proc.timeout_grace->value)});
+               else if (proc.timeout) w_.defaulted(k, {duration_value(kDefaultTimeoutGraceMs)});
+               else w_.unset(k, duration_value(kDefaultTimeoutGraceMs) + ", with a timeout");
+           }},
+          {"rlimits",
+           [&](auto k) {
+               if (!limits.empty()) w_.statement(k, limits);
+               if (!core) w_.defaulted(k, {"core = 0"});
+           }}});
     w_.close();
 }
 
@@ -299,16 +325,19 @@ void PolicyPrinter::env() {
     const EnvPolicy &env = p_.env;
     w_.blank();
     w_.open("env");
-    flag("inherit", env.inherit);
     // Absent, the key holds the defaults, all with line 0 (policy.h); anything else was written.
     const bool defaults = !env.passthrough.empty() && std::all_of(env.passthrough.begin(), env.passthrough.end(),
                                                                  [](const auto &name) { return name.pos.line == 0; });
     const std::vector<std::string> names = rendered(env.passthrough, tart_word);
-    if (defaults) w_.defaulted("passthrough", names);
-    else w_.statement("passthrough", names);
     std::vector<std::string> set;
     for (const auto &[name, value] : env.set) set.push_back(tart_word(name.value) + " = " + tart_string(value.value));
-    list("set", set, "none");
+    keys("env", {{"inherit", [&](auto k) { flag(k, env.inherit); }},
+                 {"passthrough",
+                  [&](auto k) {
+                      if (defaults) w_.defaulted(k, names);
+                      else w_.statement(k, names);
+                  }},
+                 {"set", [&](auto k) { list(k, set, "none"); }}});
     w_.close();
 }
 
@@ -320,12 +349,12 @@ void PolicyPrinter::broker() {
     }
     const BrokerPolicy &b = *p_.broker;
     w_.open("broker");
-    setting("port", b.port, std::to_string(b.port.value));
-    setting("auth_header", b.auth_header, tart_string(b.auth_header.value));
-    optional("token_env", b.token_env, tart_word, "a random token per run");
-    list("allowed_hosts", rendered(b.allowed_hosts, tart_string), "none");
-    flag("allow_internal", b.allow_internal);
-    optional("ca_file", b.ca_file, tart_string, "the system store only");
+    keys("broker", {{"port", [&](auto k) { setting(k, b.port, std::to_string(b.port.value)); }},
+                    {"auth_header", [&](auto k) { setting(k, b.auth_header, tart_string(b.auth_header.value)); }},
+                    {"token_env", [&](auto k) { optional(k, b.token_env, tart_word, "a random token per run"); }},
+                    {"allowed_hosts", [&](auto k) { list(k, rendered(b.allowed_hosts, tart_string), "none"); }},
+                    {"allow_internal", [&](auto k) { flag(k, b.allow_internal); }},
+                    {"ca_file", [&](auto k) { optional(k, b.ca_file, tart_string, "the system store only"); }}});
     for (const BrokerCapability &cap : b.capabilities) capability(cap);
     w_.close();
 }
@@ -336,12 +365,14 @@ void PolicyPrinter::capability(const BrokerCapability &cap) {
     const bool v6 = cap.host.value.find(':') != std::string::npos;
     std::string host = v6 ? "[" + cap.host.value + "]" : cap.host.value;
     if (cap.port.pos.line != 0) host += ":" + std::to_string(cap.port.value);
-    w_.statement("host", {tart_string(host)});
-    setting("header", cap.header, tart_string(cap.header.value));
-    w_.statement("value_env", {tart_word(cap.value_env.value)});
-    setting("value_format", cap.value_format, tart_string(cap.value_format.value));
-    list("methods", rendered(cap.methods, tart_word), "any");
-    list("path_prefixes", rendered(cap.path_prefixes, tart_string), "any");
+    keys("broker.capability",
+         {{"name", [](auto) {}},  // the block's label above
+          {"host", [&](auto k) { w_.statement(k, {tart_string(host)}); }},
+          {"header", [&](auto k) { setting(k, cap.header, tart_string(cap.header.value)); }},
+          {"value_env", [&](auto k) { w_.statement(k, {tart_word(cap.value_env.value)}); }},
+          {"value_format", [&](auto k) { setting(k, cap.value_format, tart_string(cap.value_format.value)); }},
+          {"methods", [&](auto k) { list(k, rendered(cap.methods, tart_word), "any"); }},
+          {"path_prefixes", [&](auto k) { list(k, rendered(cap.path_prefixes, tart_string), "any"); }}});
     w_.close();
 }
 

@@ -434,7 +434,7 @@ void BrokerReader::read_capability(const toml::table &table)
          "launcher's variable that holds it with value_env",
          "secret-in-policy"},
     };
-    r_.read_table(table, "[broker.capability]", fields, refused);
+    r_.read_table(table, "broker.capability", fields, refused);
     require(table, cap.pos, "name", "[[broker.capability]]",
             "the first segment of the broker's path for it, like name = \"github\"");
     require(table, cap.pos, "host", "[[broker.capability]]", "the upstream it forwards to, like host = \"api.github.com\"");

@@ -1,10 +1,11 @@
 // compiler/frontend/frontend_dsl_lower.cpp — see frontend_dsl_lower.h.
 //
 // Two steps per table (a block, or one capability): its statements are gathered by key in the
-// order keys first appear (a Slot per key), then each slot is written according to what its
-// key takes: a list appends every statement's entries; a table merges their NAME = VALUE
-// entries; anything else is one statement's value. Keys this file does not know are written
-// as one value too, and the table readers report them ("unknown key ... did you mean").
+// order keys first appear (a Slot per key), then each slot is written according to its key's
+// shape in policy_keys.h: a list appends every statement's entries; a table merges their
+// NAME = VALUE entries; anything else is one statement's value. Keys the table does not know
+// are written as one value too, and the table readers report them ("unknown key ... did you
+// mean").
 #include "frontend_dsl_lower.h"
 
 #include <algorithm>
@@ -14,59 +15,12 @@
 #include <utility>
 
 #include "paths.h"
+#include "policy_keys.h"
 #include "secret_detector.h"
 
 namespace tartaros::dsl {
 
 namespace {
-
-enum class KeyKind { Scalar, List, Table };
-enum class Role { None, Path, Domain };
-
-struct KeyInfo {
-    std::string_view name;
-    KeyKind kind = KeyKind::Scalar;
-    Role role = Role::None;
-};
-
-struct TableInfo {
-    std::string_view name;
-    std::vector<KeyInfo> keys;
-};
-
-using K = KeyKind;
-using R = Role;
-
-// The TOML front-end's keys, by what their value is (a list, a table, one value) and what a
-// group may stand for in them.
-const std::vector<TableInfo> &known_blocks() {
-    static const std::vector<TableInfo> blocks = {
-        {"filesystem",
-         {{"read_scope"}, {"read_allows", K::List, R::Path}, {"read_denies", K::List, R::Path},
-          {"writable_roots", K::List, R::Path}, {"write_denies", K::List, R::Path}, {"materialize"},
-          {"private_tmp"}}},
-        {"network",
-         {{"deny_unix"}, {"allow_domains", K::List, R::Domain}, {"deny_domains", K::List, R::Domain},
-          {"local_ports", K::List}, {"expose_ports", K::List}, {"domain_ports", K::List}, {"hosts", K::Table},
-          {"proxy_port"}}},
-        {"process",
-         {{"isolate_pids"}, {"isolate_proc"}, {"harden_syscalls"}, {"max_processes"}, {"memory_max"}, {"cpu_max"},
-          {"timeout"}, {"timeout_grace"}, {"rlimits", K::Table}}},
-        {"env", {{"inherit"}, {"passthrough", K::List}, {"set", K::Table}}},
-        {"broker",
-         {{"port"}, {"auth_header"}, {"token_env"}, {"allowed_hosts", K::List, R::Domain}, {"allow_internal"},
-          {"ca_file", K::Scalar, R::Path}}},
-    };
-    return blocks;
-}
-
-const TableInfo &capability_info() {
-    static const TableInfo capability = {
-        "capability",
-        {{"name"}, {"host"}, {"header"}, {"value_env"}, {"value_format"}, {"methods", K::List},
-         {"path_prefixes", K::List}}};
-    return capability;
-}
 
 size_t code_points(std::string_view text) {
     return static_cast<size_t>(
@@ -99,7 +53,7 @@ private:
 
 // Every statement of one key in one table, in order.
 struct Slot {
-    const KeyInfo *info;  // null: a key the DSL does not know
+    const PolicyKey *info;  // null: a key the table does not know
     std::vector<const Setting *> statements;
 };
 
@@ -119,9 +73,9 @@ public:
     std::string take() { return out_.take(); }
 
 private:
-    std::vector<std::pair<const TableInfo *, std::vector<const Block *>>> gather_blocks();
-    void block(const TableInfo &info, const std::vector<const Block *> &blocks);
-    void table(const TableInfo *info, const std::vector<const Setting *> &settings);
+    std::vector<std::pair<const PolicySection *, std::vector<const Block *>>> gather_blocks();
+    void block(const PolicySection &info, const std::vector<const Block *> &blocks);
+    void table(std::string_view section, const std::vector<const Setting *> &settings);
     void capability(const Capability &capability);
     void slot(const Slot &slot);
     void list(const Slot &slot);
@@ -186,15 +140,18 @@ void Lowerer::versions(bool root_is_tart, const std::optional<RootVersion> &toml
 
 // The blocks of every file gathered by name, in the order names first appear; an unknown
 // name is reported (with a "did you mean") and its block left out.
-std::vector<std::pair<const TableInfo *, std::vector<const Block *>>> Lowerer::gather_blocks() {
-    const std::vector<TableInfo> &known = known_blocks();
-    std::vector<std::pair<const TableInfo *, std::vector<const Block *>>> out;
+std::vector<std::pair<const PolicySection *, std::vector<const Block *>>> Lowerer::gather_blocks() {
+    // A block is a table of the top level: [broker.capability] is written as capabilities.
+    std::vector<const PolicySection *> known;
+    for (const PolicySection &s : policy_sections())
+        if (!s.name.empty() && s.name.find('.') == std::string_view::npos) known.push_back(&s);
+    std::vector<std::pair<const PolicySection *, std::vector<const Block *>>> out;
     for (const Block &block : program_.blocks) {
-        const auto info =
-            std::find_if(known.begin(), known.end(), [&](const TableInfo &t) { return t.name == block.name.text; });
+        const auto info = std::find_if(known.begin(), known.end(),
+                                       [&](const PolicySection *s) { return s->name == block.name.text; });
         if (info == known.end()) {
             std::vector<std::string> names;
-            for (const TableInfo &t : known) names.emplace_back(t.name);
+            for (const PolicySection *s : known) names.emplace_back(s->name);
             std::string message = "unknown block " + quoted(block.name.text);
             const std::string suggestion = closest_match(block.name.text, names);
             if (!suggestion.empty()) message += "; did you mean " + quoted(suggestion) + "?";
@@ -203,8 +160,8 @@ std::vector<std::pair<const TableInfo *, std::vector<const Block *>>> Lowerer::g
                          "unknown-key");
             continue;
         }
-        auto same = std::find_if(out.begin(), out.end(), [&](const auto &b) { return b.first == &*info; });
-        if (same == out.end()) same = out.insert(out.end(), {&*info, {}});
+        auto same = std::find_if(out.begin(), out.end(), [&](const auto &b) { return b.first == *info; });
+        if (same == out.end()) same = out.insert(out.end(), {*info, {}});
         same->second.push_back(&block);
     }
     return out;
@@ -215,7 +172,7 @@ void Lowerer::blocks() {
 }
 
 // `[NAME]` with the settings of every block of that name; for broker, its capabilities after.
-void Lowerer::block(const TableInfo &info, const std::vector<const Block *> &blocks) {
+void Lowerer::block(const PolicySection &info, const std::vector<const Block *> &blocks) {
     const bool broker = info.name == "broker";
     out_.mark(blocks.front()->name.pos);
     out_.put("[" + std::string(info.name) + "]");
@@ -236,23 +193,19 @@ void Lowerer::block(const TableInfo &info, const std::vector<const Block *> &blo
                          "'capability NAME { ... }' belongs in the 'broker' block, not in " + quoted(info.name),
                          "dsl-syntax");
     }
-    table(&info, settings);
+    table(info.name, settings);
     if (!broker) return;
     for (const Block *block : blocks)
         for (const Capability &c : block->capabilities) capability(c);
 }
 
 // The settings of one table gathered into slots, then written slot by slot.
-void Lowerer::table(const TableInfo *info, const std::vector<const Setting *> &settings) {
+void Lowerer::table(std::string_view section, const std::vector<const Setting *> &settings) {
     std::vector<Slot> slots;
     std::map<std::string_view, size_t> index;
     for (const Setting *setting : settings) {
         const auto [at, inserted] = index.emplace(setting->key.text, slots.size());
-        if (inserted) {
-            const auto key = std::find_if(info->keys.begin(), info->keys.end(),
-                                          [&](const KeyInfo &k) { return k.name == setting->key.text; });
-            slots.push_back({key == info->keys.end() ? nullptr : &*key, {}});
-        }
+        if (inserted) slots.push_back({find_policy_key(section, setting->key.text), {}});
         slots[at->second].statements.push_back(setting);
     }
     for (const Slot &s : slots) slot(s);
@@ -278,15 +231,15 @@ void Lowerer::capability(const Capability &capability) {
         }
         settings.push_back(&setting);
     }
-    table(&capability_info(), settings);
+    table("broker.capability", settings);
 }
 
 void Lowerer::slot(const Slot &slot) {
-    const KeyKind kind = slot.info == nullptr ? KeyKind::Scalar : slot.info->kind;
-    switch (kind) {
-    case KeyKind::List: list(slot); break;
-    case KeyKind::Table: entries_table(slot); break;
-    case KeyKind::Scalar: one_value(slot); break;
+    const KeyShape shape = slot.info == nullptr ? KeyShape::Scalar : slot.info->shape;
+    switch (shape) {
+    case KeyShape::List: list(slot); break;
+    case KeyShape::Table: entries_table(slot); break;
+    case KeyShape::Scalar: one_value(slot); break;
     }
 }
 
@@ -306,7 +259,7 @@ void Lowerer::list(const Slot &slot) {
             break;
         }
     }
-    const bool path = slot.info != nullptr && slot.info->role == Role::Path;
+    const bool path = slot.info != nullptr && slot.info->role == KeyRole::Path;
     out_.mark(key.pos);
     out_.put(key.text + " = ");
     array(key, items, path);
@@ -361,7 +314,7 @@ void Lowerer::one_value(const Slot &slot) {
                      "duplicate-setting");
     const std::vector<Item> items = expand(slot, first);
     if (items.empty() && !first.entries.empty()) return;  // every entry had an error (reported)
-    const bool path = slot.info != nullptr && slot.info->role == Role::Path;
+    const bool path = slot.info != nullptr && slot.info->role == KeyRole::Path;
     out_.mark(first.key.pos);
     out_.put(first.key.text + " = ");
     if (items.size() == 1) {
@@ -392,15 +345,15 @@ void Lowerer::array(const Name &key, const std::vector<Item> &items, bool path) 
 // not know (the table readers report the key itself).
 bool Lowerer::group_fits(const Slot &slot, const Group &group, const Value &ref) {
     if (slot.info == nullptr) return true;
-    if ((group.paths && slot.info->role == Role::Path) || (!group.paths && slot.info->role == Role::Domain))
+    if ((group.paths && slot.info->role == KeyRole::Path) || (!group.paths && slot.info->role == KeyRole::Domain))
         return true;
     const std::string key(slot.info->name);
     diags_.error(ref.pos,
                  "'@" + ref.text + "' is a " + (group.paths ? "paths" : "domains") + " group (" + position_text(group.name.pos) +
                      "); " + quoted(key) +
-                     (slot.info->role == Role::None ? " takes no group"
+                     (slot.info->role == KeyRole::None ? " takes no group"
                                                     : std::string(" takes ") +
-                                                          (slot.info->role == Role::Path ? "paths" : "domains")),
+                                                          (slot.info->role == KeyRole::Path ? "paths" : "domains")),
                  "group-kind");
     return false;
 }

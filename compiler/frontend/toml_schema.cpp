@@ -2,8 +2,10 @@
 #include "toml_schema.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "paths.h"
+#include "policy_keys.h"
 
 namespace tartaros {
 
@@ -82,9 +84,18 @@ void TomlSchemaReader::type_error(const toml::node &node, std::string_view name,
                  "wrong-type");
 }
 
-void TomlSchemaReader::read_table(const toml::table &table, std::string_view table_name,
+void TomlSchemaReader::read_table(const toml::table &table, std::string_view section,
                                   const std::vector<TomlField> &fields, const std::vector<TomlRefused> &refused)
 {
+    std::vector<std::string> read;
+    for (const TomlField &field : fields)
+        read.emplace_back(field.name);
+    std::vector<std::string> known = known_names(section);
+    std::sort(read.begin(), read.end());
+    std::sort(known.begin(), known.end());
+    if (read != known)
+        throw std::logic_error("the reader of " + std::string(policy_section(section).header) +
+                               " and policy_keys.cpp disagree on its keys");
     for (const TomlEntry &entry : entries_in_source_order(table)) {
         const std::string_view name = entry.key->str();
         auto field = std::find_if(fields.begin(), fields.end(), [&](const TomlField &f) { return f.name == name; });
@@ -98,20 +109,16 @@ void TomlSchemaReader::read_table(const toml::table &table, std::string_view tab
             diags_.error(pos(entry.key->source()), refusal->message, std::string(refusal->rule_id));
             continue;
         }
-        report_unknown(*entry.key, table_name, fields);
+        report_unknown(*entry.key, section);
     }
 }
 
-void TomlSchemaReader::report_unknown(const toml::key &key, std::string_view table_name,
-                                      const std::vector<TomlField> &fields)
+void TomlSchemaReader::report_unknown(const toml::key &key, std::string_view section)
 {
-    std::vector<std::string> known;
-    for (const TomlField &field : fields)
-        known.emplace_back(field.name);
     std::string message = "unknown key " + quoted(key.str());
-    if (!table_name.empty())
-        message += " in [" + std::string(table_name) + "]";
-    const std::string suggestion = closest_match(std::string(key.str()), known);
+    if (!section.empty())
+        message += " in " + std::string(policy_section(section).header);
+    const std::string suggestion = closest_match(std::string(key.str()), known_names(section));
     if (!suggestion.empty())
         message += "; did you mean " + quoted(suggestion) + "?";
     diags_.error(pos(key.source()), std::move(message), "unknown-key");

@@ -24,7 +24,7 @@ struct TomlEntry {
     const toml::node *node;
 };
 
-// A key the schema knows: its reader gets the key and its value.
+// A key of the table's section in policy_keys.h: its reader gets the key and its value.
 struct TomlField {
     std::string_view name;
     std::function<void(const toml::key &, const toml::node &)> read;
@@ -89,9 +89,10 @@ public:
     // "'name' must be EXPECTED, not a string" at the value.
     void type_error(const toml::node &node, std::string_view name, std::string_view expected);
 
-    // Each key of `table` in source order: its field's reader, its refusal, or "unknown key"
-    // with a "did you mean" from the fields.
-    void read_table(const toml::table &table, std::string_view table_name, const std::vector<TomlField> &fields,
+    // Each key of `table`, the policy's table `section` (policy_keys.h), in source order: its
+    // field's reader, its refusal, or "unknown key" with a "did you mean" from the section's
+    // names. `fields` reads exactly known_names(section) (std::logic_error otherwise).
+    void read_table(const toml::table &table, std::string_view section, const std::vector<TomlField> &fields,
                     const std::vector<TomlRefused> &refused);
     const toml::table *expect_table(const toml::key &key, const toml::node &node);
     void read_bool(const toml::key &key, const toml::node &node, Located<bool> &out);
@@ -102,7 +103,7 @@ protected:
     const PositionMap *map_;
 
 private:
-    void report_unknown(const toml::key &key, std::string_view table_name, const std::vector<TomlField> &fields);
+    void report_unknown(const toml::key &key, std::string_view section);
 };
 
 }  // namespace tartaros

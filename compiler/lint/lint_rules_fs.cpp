@@ -20,13 +20,12 @@
 #include "lint_rules_parts.h"
 #include "paths.h"
 #include "plan.h"
+#include "policy_keys.h"
 #include "toml_schema.h"
 
 namespace tartaros {
 
 namespace {
-
-constexpr std::array<std::string_view, 4> kPathKeys = {"read_allows", "read_denies", "writable_roots", "write_denies"};
 
 // --- path-leaves-policy-dir -------------------------------------------------------------
 
@@ -35,12 +34,13 @@ template <class Visit>
 void for_each_raw_path(const toml::table &document, Visit visit) {
     const toml::table *fs = document["filesystem"].as_table();
     if (fs == nullptr) return;
-    for (std::string_view key : kPathKeys) {
-        const toml::array *list = (*fs)[key].as_array();
+    for (const PolicyKey *key : section_keys("filesystem")) {
+        if (key->role != KeyRole::Path) continue;
+        const toml::array *list = (*fs)[key->name].as_array();
         if (list == nullptr) continue;
         for (const toml::node &element : *list) {
             const toml::node *path = element.is_table() ? element.as_table()->get("path") : &element;
-            if (path != nullptr && path->is_string()) visit(key, path->as_string()->get(), path->source());
+            if (path != nullptr && path->is_string()) visit(key->name, path->as_string()->get(), path->source());
         }
     }
 }
