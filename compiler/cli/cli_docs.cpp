@@ -28,7 +28,7 @@ constexpr std::string_view kRunExit =
     "sandbox failed to start. 126/127: the command is not executable / not found.";
 
 constexpr std::string_view kOtherExit =
-    "compile, explain, completion and man: 0 done, 78 refused. lint: 0 clean, 1 when a file has "
+    "compile, explain, verify, completion and man: 0 done, 78 refused. lint: 0 clean, 1 when a file has "
     "errors (or, with --werror, warnings), 78 when a file cannot be read or the usage is wrong.";
 
 // `text` cut into lines of at most `width - indent` characters at spaces, each indented.
@@ -202,13 +202,14 @@ void print_bash_completion(std::ostream &out) {
            "        esac ;;\n"
            "    compile)\n"
            "        case $prev in -o | --output) _tartaros_files \"$cur\" ;; *)\n"
-           "            if [[ $cur == -* ]]; then _tartaros_words -W \"-o --output -v --verbose --help\" -- \"$cur\";\n"
+           "            if [[ $cur == -* ]]; then _tartaros_words -W \"-o --output -v --verbose --explain "
+           "--json --verify --print-policy --lint --format --werror --version --help\" -- \"$cur\";\n"
            "            else _tartaros_files \"$cur\"; fi ;;\n"
            "        esac ;;\n"
            "    explain)\n"
            "        if [[ $cur == -* ]]; then _tartaros_words -W \"--json --help\" -- \"$cur\"\n"
            "        else _tartaros_files \"$cur\"; fi ;;\n"
-           "    print-policy)\n"
+           "    verify | print-policy)\n"
            "        if [[ $cur == -* ]]; then _tartaros_words -W \"--help\" -- \"$cur\"\n"
            "        else _tartaros_files \"$cur\"; fi ;;\n"
            "    lint)\n"
@@ -262,8 +263,13 @@ void print_zsh_completion(std::ostream &out) {
            "    case $words[1] in\n"
            "    run) _tartaros_run ;;\n"
            "    compile) _arguments '(-o --output)'{-o,--output}'[the plan to write]:PLAN:_files' "
-           "'(-v --verbose)'{-v,--verbose}'[also print notes]' '1:POLICY:_files' ;;\n"
+           "'(-v --verbose)'{-v,--verbose}'[also print notes]' '--explain[print a plan]' "
+           "'--json[with --explain: JSON]' "
+           "'--verify[a plan against a fresh compile]' '--print-policy[print a policy as .tart]' "
+           "'--lint[lint policies]' '--format[with --lint: the report format]:FORMAT:(text json sarif)' "
+           "'--werror[with --lint: warnings fail too]' '--version[print the version]' '*:FILE:_files' ;;\n"
            "    explain) _arguments '--json[print JSON]' '1:PLAN:_files' ;;\n"
+           "    verify) _arguments '1:PLAN:_files' ;;\n"
            "    print-policy) _arguments '1:POLICY:_files' ;;\n"
            "    lint) _arguments '--format[the report format]:FORMAT:(text json sarif)' "
            "'--werror[warnings fail too]' '*:POLICY:_files' ;;\n"

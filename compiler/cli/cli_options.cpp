@@ -60,8 +60,12 @@ constexpr std::array kSubcommands = {
     Subcommand{"run", "[--strict] [FLAGS] [--config POLICY] [--log FILE] -- CMD [ARGS...]",
                "run CMD in a sandbox made from the flags and the policy file, compiled in memory"},
     Subcommand{"compile", "POLICY -o PLAN.bin [-v]",
-               "check, lower and verify a policy, and write the plan atomically (as tartaros-compile)"},
+               "check, lower and verify a policy, and write the plan atomically; tartaros-compile is this "
+               "command, with --explain, --verify, --print-policy and --lint too (tartaros compile --help)"},
     Subcommand{"explain", "PLAN.bin [--json]", "print every step of a plan, in order, with its policy line"},
+    Subcommand{"verify", "PLAN.bin",
+               "check a plan without its policy: the enforcer's validating reader, then its seccomp filter run "
+               "in the BPF interpreter against the rules the plan states; one line 'ok', or a refusal"},
     Subcommand{"print-policy", "POLICY",
                "print a policy (TOML or .tart) as the compiler holds it, as .tart text: paths absolute, "
                "groups expanded, the defaults it leaves alone as comments"},

@@ -42,4 +42,8 @@ int print_policy_file(const std::string &policy_path);
 // Prints the plan in `plan_path` as text or JSON to stdout.
 int explain_plan_file(const std::string &plan_path, bool json);
 
+// `tartaros verify`: checks the plan in `plan_path` without its policy (verify_plan_alone,
+// verify.h) and prints one line "PLAN: ok: ..." to stdout, or refuses.
+int verify_plan_file(const std::string &plan_path);
+
 }  // namespace tartaros

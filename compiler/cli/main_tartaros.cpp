@@ -1,6 +1,6 @@
 // tartaros: the flag command line (`tartaros run`) and the compiler's subcommands in one
 // binary. Argument handling and calls only: what the flags mean is flags_policy.h, the
-// pipeline is compile_driver.h (the same as tartaros-compile's), the enforcement is
+// pipeline is compile_driver.h, `compile` is tartaros-compile (compile_command.h), the enforcement is
 // tartaros-exec, started next to this binary on the plan in a sealed memfd.
 // Every refusal exits 78 with a first stderr line that starts "tartaros:".
 #include <fcntl.h>
@@ -18,6 +18,7 @@
 
 #include "cli_docs.h"
 #include "cli_options.h"
+#include "compile_command.h"
 #include "compile_driver.h"
 #include "flags_policy.h"
 #include "lint.h"
@@ -147,30 +148,6 @@ int run(Args args) {
 
 // --- the compiler's subcommands -------------------------------------------------------------
 
-int compile(Args args) {
-    std::string policy, output;
-    bool verbose = false;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string &arg = args[i];
-        if (arg == "-v" || arg == "--verbose") {
-            verbose = true;
-        } else if (arg == "-o" || arg == "--output") {
-            if (i + 1 >= args.size() || args[i + 1].empty()) return usage_error("compile", arg + " needs a file name");
-            if (!output.empty()) return usage_error("compile", "only one -o is allowed");
-            output = args[++i];
-        } else if (arg.size() > 1 && arg.front() == '-') {
-            return usage_error("compile", "unknown option '" + printable(arg) + "'");
-        } else if (!policy.empty()) {
-            return usage_error("compile", "expected exactly one POLICY");
-        } else {
-            policy = arg;
-        }
-    }
-    if (policy.empty()) return usage_error("compile", "expected exactly one POLICY");
-    if (output.empty()) return usage_error("compile", "missing -o PLAN.bin");
-    return compile_policy_file(policy, output, verbose);
-}
-
 int explain(Args args) {
     std::string plan;
     bool json = false;
@@ -186,6 +163,13 @@ int explain(Args args) {
     }
     if (plan.empty()) return usage_error("explain", "expected exactly one PLAN.bin");
     return explain_plan_file(plan, json);
+}
+
+int verify(Args args) {
+    if (args.size() != 1) return usage_error("verify", "expected exactly one PLAN.bin");
+    if (args[0].size() > 1 && args[0].front() == '-')
+        return usage_error("verify", "unknown option '" + printable(args[0]) + "'");
+    return verify_plan_file(args[0]);
 }
 
 int print_policy_command(Args args) {
@@ -220,12 +204,13 @@ int man(Args args) {
 
 int dispatch(const std::string &command, Args args) {
     if (command == "run") return run(args);
+    if (command == "compile") return compile_command(args, "tartaros compile");
     if (wants_help(args)) {
         print_subcommand_usage(command);
         return kExitOk;
     }
-    if (command == "compile") return compile(args);
     if (command == "explain") return explain(args);
+    if (command == "verify") return verify(args);
     if (command == "print-policy") return print_policy_command(args);
     if (command == "lint") return lint(args);
     if (command == "completion") return completion(args);
@@ -236,7 +221,7 @@ int dispatch(const std::string &command, Args args) {
 
 int main(int argc, char **argv) {
     const std::vector<std::string> words(argv + (argc > 0 ? 1 : 0), argv + argc);
-    if (words.empty()) return usage_error("", "missing a command: run, compile, explain, print-policy, lint, completion or man");
+    if (words.empty()) return usage_error("", "missing a command: run, compile, explain, verify, print-policy, lint, completion or man");
     const std::string &command = words.front();
     if (command == "--help" || command == "-h" || command == "help") {
         print_main_help(std::cout);

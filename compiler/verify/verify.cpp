@@ -50,6 +50,15 @@ std::optional<std::string> verify_seccomp_once(std::span<const tp_bpf_insn> prog
     return why;
 }
 
+// Structure and translation validation of the plan's filter against the profile the plan
+// states; "" or what is wrong.
+std::string check_seccomp_program(const tp_plan &plan)
+{
+    const std::optional<std::string> why =
+        verify_seccomp_once({plan.seccomp_prog, plan.seccomp_insn_count}, profile_spec(plan));
+    return why ? "seccomp: " + *why : "";
+}
+
 constexpr int kMaxSymlinkHops = 40;
 constexpr uint32_t kAbsentFlags = TP_MNTF_MATERIALIZE_DIR | TP_MNTF_MATERIALIZE_FILE | TP_MNTF_MASK_ABSENT;
 constexpr uint32_t kImpliedFlags = TP_MNTF_PLACEHOLDER | TP_MNTF_GIT | TP_MNTF_LINK_TARGET;
@@ -221,12 +230,9 @@ private:
         if (plan_.seccomp->profile != profile_bits(seccomp_flags(policy_)) ||
             plan_.seccomp->table_max_nr != seccomp::kTableMaxNr)
             return "the seccomp profile " + hex(plan_.seccomp->profile) + " does not match the policy";
-        const seccomp::ProfileSpec spec = profile_spec(plan_);
-        if (spec.rules != expected_rules(policy_))
+        if (profile_spec(plan_).rules != expected_rules(policy_))
             return "the plan's syscall rules are not the policy's";
-        const std::optional<std::string> why =
-            verify_seccomp_once({plan_.seccomp_prog, plan_.seccomp_insn_count}, spec);
-        return why ? "seccomp: " + *why : "";
+        return check_seccomp_program(plan_);
     }
 
     std::string check_paths(const std::vector<uint8_t> &)
@@ -535,6 +541,33 @@ bool verify_plan(const std::vector<uint8_t> &plan, const Policy &policy, const L
 {
     Verifier verifier(policy, options);
     err = verifier.run(plan);
+    return err.empty();
+}
+
+bool verify_plan_alone(const std::vector<uint8_t> &plan, std::string &err)
+{
+    // The reader wants an 8-aligned buffer; a vector's storage does not promise one.
+    std::vector<uint64_t> aligned(plan.size() / 8 + 1);
+    if (!plan.empty())
+        std::memcpy(aligned.data(), plan.data(), plan.size());
+    tp_plan view{};
+    char reason[256];
+    if (plan.size() > TP_MAX_PLAN_SIZE) {
+        err = "the plan reader refuses it: " + std::to_string(plan.size()) + " bytes is over the size limit";
+        return false;
+    }
+    if (tp_plan_open(reinterpret_cast<const uint8_t *>(aligned.data()), static_cast<uint32_t>(plan.size()), &view,
+                     reason, sizeof reason) != 0) {
+        err = std::string("the plan reader refuses it: ") + reason;
+        return false;
+    }
+    if (view.seccomp == nullptr)
+        err = "the seccomp section is missing";
+    else if (view.seccomp->table_max_nr != seccomp::kTableMaxNr)
+        err = "the seccomp section's table ends at " + std::to_string(view.seccomp->table_max_nr) +
+              ", not at this compiler's " + std::to_string(seccomp::kTableMaxNr);
+    else
+        err = check_seccomp_program(view);
     return err.empty();
 }
 

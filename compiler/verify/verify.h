@@ -54,6 +54,12 @@ namespace tartaros {
 bool verify_plan(const std::vector<uint8_t> &plan, const Policy &policy, const LowerOptions &options,
                  std::string &err);
 
+// What can be checked of `plan` without its policy: the validating reader accepts it (its
+// structure, checksum and the structural check of its BPF program), and its seccomp filter
+// passes translation validation against the profile the plan states (its switches and its
+// syscall rules), as in check 7 above. Returns true, or false with the first problem in `err`.
+bool verify_plan_alone(const std::vector<uint8_t> &plan, std::string &err);
+
 // Lowers `policy` to a plan and verifies the result. Returns the plan bytes, or an empty
 // vector with at least one error in `diags` (a verification failure is reported as an
 // error with rule id "plan-verification").
