@@ -46,7 +46,7 @@ std::string quoted(std::string_view text);
 std::vector<TomlEntry> entries_in_source_order(const toml::table &table);
 
 // Where the text of a TOML document that the compiler wrote itself came from: the .tart
-// front-end lowers its settings into such a document (compiler/frontend_dsl_lower.h) so that
+// front-end lowers its settings into such a document (frontend_dsl_lower.h) so that
 // the table readers check them, and their positions must name the .tart tokens.
 //
 // The document is parsed with `document_path()` as its toml++ source path. Each of its lines

@@ -50,7 +50,7 @@ struct FilesystemPolicy {
 
 // One `[process] rlimits` entry: a Linux resource limit the command starts with.
 struct RlimitSetting {
-    uint32_t resource = 0;  // the Linux RLIMIT_* number (compiler/units.h names them)
+    uint32_t resource = 0;  // the Linux RLIMIT_* number (compiler/model/units.h names them)
     uint64_t soft = 0;      // kRlimUnlimited = no limit
     uint64_t hard = 0;
     SourcePos pos;          // the resource's key
@@ -75,7 +75,7 @@ inline constexpr uint64_t kDefaultTimeoutGraceMs = 5000;
 struct ProcessPolicy {
     Located<bool> isolate_pids{true, {}};  // private PID namespace
     Located<bool> isolate_proc{true, {}};  // fresh /proc of that namespace
-    // The seccomp hardening deny list (compiler/seccomp_profile.h). On unless the policy says
+    // The seccomp hardening deny list (compiler/seccomp/seccomp_profile.h). On unless the policy says
     // false: the list refuses nothing a coding agent's tools need.
     Located<bool> harden_syscalls{true, {}};
     std::optional<Located<uint64_t>> max_processes;  // tasks (threads count) of the sandbox
@@ -89,7 +89,7 @@ struct ProcessPolicy {
 // Invariants (besides the ones above): every domain is normalised as the proxy matches it
 // (lower case, no trailing dot; an exact name, an IP literal, or "*.suffix" where the suffix
 // is not a single label, not a public suffix nor has one beneath it — save the few its owner
-// alone fills, such as githubusercontent.com: compiler/domains.h); every port is in 1..65535; a name pinned in
+// alone fills, such as githubusercontent.com: compiler/model/domains.h); every port is in 1..65535; a name pinned in
 // `hosts` is normalised and its address is an IPv4 or IPv6 literal in canonical form; ports
 // appear in at most one of local_ports / expose_ports and never equal proxy_port.
 struct NetworkPolicy {
@@ -177,7 +177,7 @@ inline const std::vector<std::string> kBrokerReservedHeaders = {
 
 // One `deny` rule of a .tart `syscalls` block (TOML pulls them in with `include`):
 // `deny NAME [when CONDITION and ...] [errno E | kill];`. Rules only refuse: the baseline and
-// the hardening list (compiler/seccomp_profile.h) are a floor no policy rule can lift, so there
+// the hardening list (compiler/seccomp/seccomp_profile.h) are a floor no policy rule can lift, so there
 // is no `allow`. Where a built-in rule already decides a call, the built-in action stands; the
 // first of the policy's rules that holds decides the rest (source order).
 //
