@@ -1,5 +1,5 @@
 // compiler/lower/syscall_rule_checks.h — the checks on the policy's syscall rules (a .tart `syscalls`
-// block; docs/lint-rules.md). Run by the lowering (lower_policy), so a compile and a lint both
+// block; docs/lint-rules.md). Run by the lowering (lower_unverified), so a compile and a lint both
 // report them:
 //  - syscall-rule-breaks-start (error): a rule on a call that the sandbox's own start or every
 //    process's life needs, whatever its arguments: execve (tartaros-exec's last step executes
