@@ -10,7 +10,9 @@
 #    and commands after --; zsh -n and groff -ww when those are installed;
 #  - every usage error and bad value is a refusal: exit 78, first stderr line "tartaros:";
 #    conflicts with a --config file name both places;
-#  - compile writes the plan tartaros-compile writes; explain, lint (0/1/78) work;
+#  - compile writes the plan tartaros-compile writes; tartaros-compile ARGS is tartaros compile
+#    ARGS (the same help but for the program's name, the same refusals); explain, verify (a
+#    good plan, a cut one, one with a byte flipped), lint (0/1/78) work;
 #  - run without tartaros-exec next to the binary is a start-up failure (125).
 set -u
 tartaros=$(realpath "$1")
@@ -86,7 +88,7 @@ for flag in "${!FIELD[@]}"; do
     grep -E -- "^\| \`$flag( [][A-Z=]+)?\` \|" "$docs" | grep -Fq -- "| $field |" ||
         fail "docs/tartaros-run.md: no row for $flag with $field"
 done
-for sub in run compile explain print-policy lint completion man; do
+for sub in run compile explain verify print-policy lint completion man; do
     ok
     grep -q "^  $sub " help.txt || fail "--help lacks the command $sub"
     grep -q "^\\.B tartaros $sub" man.txt || fail "the man page lacks the command $sub"
@@ -146,6 +148,19 @@ refused "tartaros: usage: unknown option '--json'" print-policy --json
 refused "tartaros: cannot read missing.tart: No such file or directory" print-policy missing.tart
 refused "tartaros: usage: missing -o PLAN.bin" compile x.toml
 refused "tartaros: usage: expected exactly one PLAN.bin" explain
+refused "tartaros: usage: expected exactly one PLAN.bin" verify
+refused "tartaros: usage: unknown option '--json'" verify --json
+refused "tartaros: cannot read missing.bin: No such file or directory" verify missing.bin
+refused "tartaros: usage: unknown option '--bogus' (see tartaros compile --help)" compile --bogus
+ok
+"$compile" --bogus 2>err
+[ $? -eq 78 ] || fail "tartaros-compile --bogus: not 78"
+[ "$(cat err)" = "tartaros: usage: unknown option '--bogus' (see tartaros-compile --help)" ] ||
+    fail "tartaros-compile --bogus: $(cat err)"
+ok
+"$tartaros" compile --help >compile-help.txt || fail "tartaros compile --help"
+"$compile" --help | sed 's/tartaros-compile/tartaros compile/g' | cmp -s - compile-help.txt ||
+    fail "tartaros compile --help and tartaros-compile --help differ beyond the program's name"
 refused "tartaros: usage: expected at least one POLICY.toml" lint
 refused "tartaros: usage: unknown shell 'fish'" completion fish
 refused "tartaros: usage: unexpected argument 'x'" man x
@@ -190,6 +205,16 @@ cmp -s a.bin b.bin || fail "tartaros compile and tartaros-compile write differen
 "$tartaros" explain a.bin | grep -q '^steps in execution order:' || fail "tartaros explain"
 "$tartaros" explain a.bin --json | grep -q '^{' || fail "tartaros explain --json"
 refused "tartaros: good.toml: invalid plan: " explain good.toml
+ok
+"$tartaros" verify a.bin >verify.out 2>&1 || fail "tartaros verify of a fresh plan: $(cat verify.out)"
+[ "$(wc -l <verify.out)" -eq 1 ] && grep -q '^a.bin: ok: ' verify.out || fail "tartaros verify: $(cat verify.out)"
+head -c 600 a.bin >cut.bin
+refused "tartaros: cut.bin: the plan reader refuses it: " verify cut.bin
+cp a.bin flipped.bin
+printf '\xff' | dd of=flipped.bin bs=1 seek=$(($(stat -c %s a.bin) - 100)) conv=notrunc status=none
+refused "tartaros: flipped.bin: the plan reader refuses it: " verify flipped.bin
+"$compile" --explain a.bin >c-explain.txt && "$tartaros" compile --explain a.bin | cmp -s - c-explain.txt ||
+    fail "tartaros compile --explain and tartaros-compile --explain differ"
 printf 'version 1;\nfilesystem { writable_roots "ws"; }\n' >good.tart
 "$tartaros" compile good.tart -o t.bin || fail "tartaros compile good.tart"
 "$tartaros" print-policy good.toml >toml.printed || fail "tartaros print-policy good.toml"

@@ -81,7 +81,7 @@ def check_links():
 
 
 def check_standalone():
-    outside = re.compile(r"\.\./shared/|DESIGN\.md|\bthe seed\b|\b[Ii]ssue #?\d+|\bseed/")
+    outside = re.compile(r"\.\./shared/|DESIGN\.md|\bthe seed\b|\b[Ii]ssue #?\d+|\bseed/|\b[Tt]he issue\b")
     for page in markdown_files():
         for number, line in enumerate(read(page).splitlines(), 1):
             if outside.search(line):

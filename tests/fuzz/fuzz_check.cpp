@@ -7,8 +7,8 @@
 
 #include "diagnostics.h"
 #include "frontend.h"
-#include "lower.h"
 #include "print_policy.h"
+#include "verify.h"
 
 namespace tartaros::fuzz {
 

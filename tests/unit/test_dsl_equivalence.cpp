@@ -13,10 +13,10 @@
 #include <sstream>
 
 #include "frontend.h"
-#include "lower.h"
 #include "paths.h"
 #include "policy_dump.h"
 #include "print_policy.h"
+#include "verify.h"
 
 namespace tartaros {
 

@@ -15,8 +15,8 @@
 #include "cli_options.h"
 #include "flags_policy.h"
 #include "frontend_toml.h"
-#include "lower.h"
 #include "parsed_policy.h"
+#include "verify.h"
 
 using namespace tartaros;
 

@@ -7,8 +7,8 @@
 
 #include "fake_host.h"
 #include "implied_denies.h"
-#include "lower.h"
 #include "plan_reader.h"
+#include "verify.h"
 
 using namespace tartaros;
 

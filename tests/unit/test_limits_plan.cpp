@@ -11,9 +11,9 @@
 #include "explain.h"
 #include "fake_host.h"
 #include "json_checker.h"
-#include "lower.h"
 #include "plan_reader.h"
 #include "plan_writer.h"
+#include "verify.h"
 #include "verify_limits.h"
 
 using namespace tartaros;

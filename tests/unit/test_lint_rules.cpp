@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "frontend_toml.h"
-#include "lint_rules.h"
-#include "lint_rules_secrets.h"
-#include "paths.h"
 #include "home_guard.h"
+#include "lint_rules.h"
+#include "paths.h"
+#include "secret_detector.h"
 
 using namespace tartaros;
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "fake_host.h"
-#include "lower.h"
 #include "lower_fs.h"
 #include "plan_reader.h"
+#include "verify.h"
 
 using namespace tartaros;
 

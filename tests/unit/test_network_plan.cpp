@@ -11,10 +11,10 @@
 
 #include "explain.h"
 #include "fake_host.h"
-#include "lower.h"
 #include "lower_net.h"
 #include "plan_reader.h"
 #include "plan_writer.h"
+#include "verify.h"
 #include "verify_net.h"
 
 using namespace tartaros;

@@ -2,7 +2,7 @@
 // writes them into plan format 6 (records, values, origins naming the right file), write-protects
 // the included files like the policy file, rebuilds the profile from the records it wrote; the
 // verifier refuses a plan whose rules or files are not the policy's; --explain lists the rules
-// with their origins; and the two checks of lint_rules_syscalls.h report through the lowering.
+// with their origins; and the two checks of syscall_rule_checks.h report through the lowering.
 // Policies are built by hand (the .tart front-end is tested on its own).
 #include <doctest/doctest.h>
 

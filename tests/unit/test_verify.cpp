@@ -511,6 +511,32 @@ TEST_CASE("verify: damaged bytes are refused by the reader")
     CHECK(err.find("plan reader") != std::string::npos);
 }
 
+TEST_CASE("verify: a plan alone: the reader, then its seccomp filter against the rules it states")
+{
+    Fixture f;
+    std::string err;
+    CHECK(verify_plan_alone(f.plan, err));
+    CHECK(err == "");
+
+    // One instruction of the filter changed, the checksum resealed: the reader accepts the
+    // bytes, the interpreter finds every refused ptrace call allowed.
+    Decoded d = decode(f.plan);
+    for (tp_bpf_insn &in : d.filter)
+        if (in.code == (TP_BPF_RET | TP_BPF_K) && in.k == (TP_RET_ERRNO | 1u))
+            in.k = TP_RET_ALLOW;
+    CHECK_FALSE(verify_plan_alone(encode(d), err));
+    CHECK(err.rfind("seccomp: ", 0) == 0);
+    CHECK(err.find("returns ALLOW, the profile says ERRNO(EPERM)") != std::string::npos);
+
+    // A byte flipped without resealing, and a cut plan: the reader refuses them.
+    std::vector<uint8_t> flipped = f.plan;
+    flipped[flipped.size() / 2] ^= 0x10;
+    CHECK_FALSE(verify_plan_alone(flipped, err));
+    CHECK(err.rfind("the plan reader refuses it: ", 0) == 0);
+    CHECK_FALSE(verify_plan_alone(std::vector<uint8_t>(f.plan.begin(), f.plan.end() - 8), err));
+    CHECK(err.rfind("the plan reader refuses it: ", 0) == 0);
+}
+
 namespace {
 
 std::string describe(const Policy &p)

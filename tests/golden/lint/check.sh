@@ -156,7 +156,7 @@ while read -r id severity; do
 done <"$work/registry"
 
 echo "-- rule ids in the compiler's sources"
-python3 "$corpus/rule_ids.py" "$source_dir/compiler" "$work/registry" || fail "rule ids in compiler/*.cpp"
+python3 "$corpus/rule_ids.py" "$source_dir/compiler" "$work/registry" || fail "rule ids in compiler/**/*.cpp"
 
 [ "$failures" -eq 0 ] && echo "all lint checks passed"
 [ "$failures" -eq 0 ]

@@ -152,7 +152,7 @@ def main():
     compiler_dir, registry_file = sys.argv[1], sys.argv[2]
     registry = dict(line.split() for line in open(registry_file) if line.strip())
     found, problems = [], []
-    for path in sorted(glob.glob(os.path.join(compiler_dir, "*.cpp"))):
+    for path in sorted(glob.glob(os.path.join(compiler_dir, "**", "*.cpp"), recursive=True)):
         scan(path, found, problems)
     for rule, severity, where in found:
         if rule not in registry:

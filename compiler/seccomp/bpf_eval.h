@@ -1,0 +1,34 @@
+// compiler/seccomp/bpf_eval.h — the classic seccomp BPF interpreter of ir/bpf_interp.h (the one the
+// enforcer's mediator runs too), as the compiler's translation validation, --explain's path
+// lengths and the kernel differential test use it.
+//
+// Precondition: the program passed tp_bpf_check (ir/bpf_check.h); evaluate() asserts it,
+// throwing std::logic_error naming the instruction. Semantics are the kernel's (see
+// ir/bpf_interp.h): A and X start at 0, ALU is 32-bit wrapping, jumps are relative to the
+// next instruction.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "plan.h"
+
+namespace tartaros::seccomp {
+
+// The kernel's struct seccomp_data, as the filter sees it.
+struct SeccompData {
+    uint32_t nr = 0;
+    uint32_t arch = TP_ARCH_X86_64;
+    uint64_t instruction_pointer = 0;
+    uint64_t args[6] = {};
+    bool operator==(const SeccompData &) const = default;
+};
+
+struct EvalResult {
+    uint32_t ret = 0;       // the full SECCOMP_RET_* value the program returned
+    uint32_t executed = 0;  // instructions executed, the return included
+};
+
+EvalResult evaluate(std::span<const tp_bpf_insn> prog, const SeccompData &data);
+
+}  // namespace tartaros::seccomp
