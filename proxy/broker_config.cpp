@@ -164,8 +164,7 @@ bool parse_broker_switch(BrokerConfig &b, const std::string &flag)
     return true;
 }
 
-std::optional<std::string> parse_broker_flag(BrokerConfig &b, const std::string &flag,
-                                             const std::string &v)
+std::string parse_broker_flag(BrokerConfig &b, const std::string &flag, const std::string &v)
 {
     if (flag == "--broker-port") {
         auto p = parse_port(v);
@@ -201,7 +200,7 @@ std::optional<std::string> parse_broker_flag(BrokerConfig &b, const std::string 
     } else if (kCapFlags.count(flag)) {
         return set_cap_field(b, flag, v);
     } else {
-        return std::nullopt;
+        return "unknown argument '" + flag + "'";
     }
     return "";
 }

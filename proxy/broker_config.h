@@ -72,9 +72,9 @@ struct BrokerConfig {
     bool needs_lookups() const;
 };
 
-// Handles one broker flag: nullopt when `flag` is not one; else "" or the error line. The
-// flag without a value (--broker-allow-internal) is handled by parse_broker_switch.
-std::optional<std::string> parse_broker_flag(BrokerConfig &b, const std::string &flag,
+// Handles one broker flag (is_broker_flag): "" or the error line. The flag without a value
+// (--broker-allow-internal) is handled by parse_broker_switch.
+std::string parse_broker_flag(BrokerConfig &b, const std::string &flag,
                                              const std::string &value);
 bool parse_broker_switch(BrokerConfig &b, const std::string &flag);
 

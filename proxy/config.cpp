@@ -337,7 +337,7 @@ std::variant<Config, std::string> parse_args(const std::vector<std::string> &arg
         if (!seen.insert(args[i]).second && (kOnce.count(args[i]) || broker_flag_once(args[i])))
             return args[i] + " given twice";
         const std::string &v = args[++i];
-        std::string err = broker ? *parse_broker_flag(c.broker, args[i - 1], v) : h->second(c, v);
+        std::string err = broker ? parse_broker_flag(c.broker, args[i - 1], v) : h->second(c, v);
         if (!err.empty())
             return err;
         if (args[i - 1] == "--plan-fd")

@@ -83,19 +83,19 @@ const RunOption *find_option(std::string_view name) {
 }
 
 // Takes the launcher's options out; the policy flags go to `out.flags` in order.
-std::string record(const RunOption &option, std::string value, RunCommandLine &out) {
+Failure record(const RunOption &option, std::string value, RunCommandLine &out) {
     switch (option.flag) {
-        case RunFlag::Help: out.help = true; return "";
-        case RunFlag::Strict: out.strict = true; return "";
+        case RunFlag::Help: out.help = true; return std::nullopt;
+        case RunFlag::Strict: out.strict = true; return std::nullopt;
         case RunFlag::Log:
             if (!out.log.empty()) return "--log is given twice";
             out.log = std::move(value);
-            return "";
+            return std::nullopt;
         case RunFlag::Config:
             if (!out.config.empty()) return "--config is given twice; merge the files into one";
             out.config = std::move(value);
-            return "";
-        default: out.flags.push_back({option.flag, std::move(value)}); return "";
+            return std::nullopt;
+        default: out.flags.push_back({option.flag, std::move(value)}); return std::nullopt;
     }
 }
 
@@ -109,7 +109,7 @@ const RunOption &run_option(RunFlag flag) {
 
 std::span<const Subcommand> subcommands() { return kSubcommands; }
 
-std::string parse_run_command_line(std::span<const std::string> args, RunCommandLine &out) {
+Failure parse_run_command_line(std::span<const std::string> args, RunCommandLine &out) {
     size_t i = 0;
     for (; i < args.size() && args[i] != "--"; ++i) {
         const std::string &arg = args[i];
@@ -134,13 +134,13 @@ std::string parse_run_command_line(std::span<const std::string> args, RunCommand
         }
         if (option->kind != ValueKind::None && value.empty())
             return std::string(option->name) + " needs a " + std::string(option->metavar);
-        if (std::string err = record(*option, std::move(value), out); !err.empty()) return err;
+        if (Failure failure = record(*option, std::move(value), out)) return failure;
     }
-    if (out.help) return "";
+    if (out.help) return std::nullopt;
     if (i == args.size()) return "missing -- CMD [ARGS...]: the command goes after --";
     out.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
     if (out.command.empty()) return "missing the command after --";
-    return "";
+    return std::nullopt;
 }
 
 }  // namespace tartaros

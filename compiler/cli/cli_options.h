@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "diagnostics.h"
+
 namespace tartaros {
 
 enum class RunFlag {
@@ -86,9 +88,9 @@ struct RunCommandLine {
     std::vector<std::string> command;  // after "--", at least one word
 };
 
-// Parses the arguments after "run". Returns "" or what is wrong (a usage error: an unknown
+// Parses the arguments after "run". Returns what is wrong, if anything (a usage error: an unknown
 // flag, a missing value, a second --config or --log, no "--" or no command). Accepts
 // "--flag VALUE" and "--flag=VALUE". Values are not checked here (flags_policy.h does).
-std::string parse_run_command_line(std::span<const std::string> args, RunCommandLine &out);
+Failure parse_run_command_line(std::span<const std::string> args, RunCommandLine &out);
 
 }  // namespace tartaros

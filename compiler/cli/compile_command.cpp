@@ -61,8 +61,8 @@ struct Options {
     std::string output;
 };
 
-// Fills `options`; returns "" or what is wrong with the command line.
-std::string parse_arguments(Args args, Options &options) {
+// Fills `options`; what is wrong with the command line, if anything.
+Failure parse_arguments(Args args, Options &options) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string_view arg = args[i];
         if (arg == "-h" || arg == "--help") {
@@ -90,25 +90,25 @@ std::string parse_arguments(Args args, Options &options) {
             options.inputs.emplace_back(arg);
         }
     }
-    if (options.help || options.version) return "";
+    if (options.help || options.version) return std::nullopt;
     if (options.print_policy) {
         if (options.explain || options.verify || options.json || options.verbose || !options.output.empty())
             return "--print-policy takes only POLICY";
         if (options.inputs.size() != 1) return "--print-policy takes exactly one POLICY";
-        return "";
+        return std::nullopt;
     }
     if (options.verify) {
         if (options.explain || options.json || !options.output.empty())
             return "--verify takes only PLAN.bin [POLICY]";
         if (options.inputs.empty() || options.inputs.size() > 2) return "--verify takes PLAN.bin [POLICY]";
-        return "";
+        return std::nullopt;
     }
     if (options.inputs.size() != 1)
         return options.explain ? "--explain takes exactly one PLAN.bin" : "expected exactly one POLICY";
     if (options.explain && !options.output.empty()) return "--explain does not write a file; drop -o";
     if (!options.explain && options.json) return "--json goes with --explain";
     if (!options.explain && options.output.empty()) return "missing -o PLAN.bin";
-    return "";
+    return std::nullopt;
 }
 
 // The policy a plan names in its META section ("" when it names none).
@@ -144,10 +144,11 @@ int verify(const std::string &plan_path, std::string policy_path) {
         std::cout << plan_path << ": verified: byte-identical to a fresh, verified compile of " << policy_path << '\n';
         return kExitOk;
     }
-    if (verify_plan(plan, *policy, LowerOptions{*absolute_plan}, err))
+    const Failure failure = verify_plan(plan, *policy, LowerOptions{*absolute_plan});
+    if (!failure)
         return print_refusal(plan_path + ": differs from a fresh compile of " + policy_path +
                       " but still implements it (the host or the compiler changed); recompile");
-    return print_refusal(plan_path + ": does not implement " + policy_path + ": " + err + "; recompile");
+    return print_refusal(plan_path + ": does not implement " + policy_path + ": " + *failure + "; recompile");
 }
 
 // --lint anywhere before "--" makes the rest of the command line lint's own (lint.h).
@@ -173,8 +174,8 @@ int lint(Args args, std::string_view program) {
     }
     LintOptions options;
     std::vector<std::string> files;
-    if (const std::string err = parse_lint_arguments(lint_args, options, files); !err.empty())
-        return compile_usage_error(program, "--lint: " + err);
+    if (const Failure failure = parse_lint_arguments(lint_args, options, files))
+        return compile_usage_error(program, "--lint: " + *failure);
     return run_lint(files, options, std::cout);
 }
 
@@ -199,8 +200,7 @@ int compile_usage_error(std::string_view program, const std::string &what) {
 int compile_command(Args args, std::string_view program) {
     if (wants_lint(args)) return lint(args, program);
     Options options;
-    const std::string usage = parse_arguments(args, options);
-    if (!usage.empty()) return compile_usage_error(program, usage);
+    if (const Failure usage = parse_arguments(args, options)) return compile_usage_error(program, *usage);
     if (options.help) {
         print_compile_help(std::cout, program);
         return kExitOk;

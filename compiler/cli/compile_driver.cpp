@@ -79,8 +79,8 @@ int explain_plan_file(const std::string &plan_path, bool json) {
 int verify_plan_file(const std::string &plan_path) {
     std::string text, err;
     if (!read_file(plan_path, text, err)) return print_refusal("cannot read " + plan_path + ": " + err);
-    if (!verify_plan_alone(std::vector<uint8_t>(text.begin(), text.end()), err))
-        return print_refusal(plan_path + ": " + err);
+    if (const Failure failure = verify_plan_alone(std::vector<uint8_t>(text.begin(), text.end())))
+        return print_refusal(plan_path + ": " + *failure);
     std::cout << plan_path
               << ": ok: the plan reader accepts it and its seccomp filter implements the rules it states\n";
     return kExitOk;

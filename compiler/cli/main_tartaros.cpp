@@ -124,7 +124,7 @@ void print_warnings(const std::string &source, const Diagnostics &diags) {
 
 int run(Args args) {
     RunCommandLine line;
-    if (const std::string err = parse_run_command_line(args, line); !err.empty()) return usage_error("run", err);
+    if (const Failure failure = parse_run_command_line(args, line)) return usage_error("run", *failure);
     if (line.help) {
         print_run_help(std::cout);
         return kExitOk;
@@ -183,8 +183,8 @@ int print_policy_command(Args args) {
 int lint(Args args) {
     LintOptions options;
     std::vector<std::string> files;
-    if (const std::string err = parse_lint_arguments(args, options, files); !err.empty())
-        return usage_error("lint", err);
+    if (const Failure failure = parse_lint_arguments(args, options, files))
+        return usage_error("lint", *failure);
     return run_lint(files, options, std::cout);
 }
 

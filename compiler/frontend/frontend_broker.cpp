@@ -31,8 +31,8 @@ std::string lower_case(std::string_view text)
     return out;
 }
 
-// Why `method` is not an upper-case method name, or "".
-std::string method_problem(std::string_view method)
+// Why `method` is not an upper-case method name, if it is not.
+Failure method_problem(std::string_view method)
 {
     const bool letters = !method.empty() && method.size() <= TP_BROKER_MAX_METHOD &&
                          std::all_of(method.begin(), method.end(), [](char c) {
@@ -41,15 +41,15 @@ std::string method_problem(std::string_view method)
     if (!letters)
         return "a method is one word of letters, at most 32, like GET or POST";
     if (std::none_of(method.begin(), method.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
-        return "";
+        return std::nullopt;
     std::string upper(method);
     std::transform(upper.begin(), upper.end(), upper.begin(),
                    [](char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; });
     return "methods are matched as sent, in upper case: write " + quoted(upper);
 }
 
-// Why `prefix` cannot limit a request's path, or "".
-std::string prefix_problem(std::string_view prefix)
+// Why `prefix` cannot limit a request's path, if it cannot.
+Failure prefix_problem(std::string_view prefix)
 {
     if (!prefix.starts_with('/'))
         return "a prefix is a path, starting with '/', like '/repos/myorg/'";
@@ -67,11 +67,11 @@ std::string prefix_problem(std::string_view prefix)
         if (part == "." || part == "..")
             return "the broker refuses requests with '.' or '..' segments, so this prefix would match nothing; "
                    "write the path they lead to";
-    return "";
+    return std::nullopt;
 }
 
-// Why `format` cannot be a header value with the secret in it, or "".
-std::string format_problem(std::string_view format)
+// Why `format` cannot be a header value with the secret in it, if it cannot.
+Failure format_problem(std::string_view format)
 {
     if (std::any_of(format.begin(), format.end(), [](char c) { return c < 0x20 || c >= 0x7f; }))
         return "a header value is printable ASCII: no control characters, tabs, line breaks or UTF-8";
@@ -83,7 +83,7 @@ std::string format_problem(std::string_view format)
     if (found != 1)
         return std::string(found == 0 ? "it has no {value}" : "it has {value} more than once") +
                ": write {value} exactly once, where the secret goes, like \"Bearer {value}\"";
-    return "";
+    return std::nullopt;
 }
 
 class BrokerReader {
@@ -462,8 +462,8 @@ void BrokerReader::read_value_format(const toml::key &key, const toml::node &nod
     const std::string *format = text(key, node, "a string, like \"Bearer {value}\"");
     if (format == nullptr)
         return;
-    if (const std::string problem = format_problem(*format); !problem.empty()) {
-        error(at(node), "'value_format': " + quoted(*format) + ": " + problem, "value-format");
+    if (const Failure problem = format_problem(*format)) {
+        error(at(node), "'value_format': " + quoted(*format) + ": " + *problem, "value-format");
         return;
     }
     out = {*format, at(node)};
@@ -471,18 +471,18 @@ void BrokerReader::read_value_format(const toml::key &key, const toml::node &nod
 
 bool BrokerReader::check_method(const toml::key &key, const toml::node &element, const std::string &method)
 {
-    const std::string why = method_problem(method);
-    if (!why.empty())
-        error(at(element), quoted(key.str()) + ": " + quoted(method) + ": " + why, "http-method");
-    return why.empty();
+    const Failure why = method_problem(method);
+    if (why)
+        error(at(element), quoted(key.str()) + ": " + quoted(method) + ": " + *why, "http-method");
+    return !why;
 }
 
 bool BrokerReader::check_prefix(const toml::key &key, const toml::node &element, const std::string &prefix)
 {
-    const std::string why = prefix_problem(prefix);
-    if (!why.empty())
-        error(at(element), quoted(key.str()) + ": " + quoted(prefix) + ": " + why, "path-prefix");
-    return why.empty();
+    const Failure why = prefix_problem(prefix);
+    if (why)
+        error(at(element), quoted(key.str()) + ": " + quoted(prefix) + ": " + *why, "path-prefix");
+    return !why;
 }
 
 void BrokerReader::read_word_list(const toml::key &key, const toml::node &node, std::vector<Located<std::string>> &out,

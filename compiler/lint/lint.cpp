@@ -25,11 +25,11 @@ std::optional<LintFormat> format_named(std::string_view name) {
     return std::nullopt;
 }
 
-std::string set_format(std::string_view name, LintOptions &options) {
+Failure set_format(std::string_view name, LintOptions &options) {
     const std::optional<LintFormat> format = format_named(name);
     if (!format) return "unknown format '" + printable(name) + "': expected text, json or sarif";
     options.format = *format;
-    return "";
+    return std::nullopt;
 }
 
 // The lint rules of .tart files read TOML, so they run on the document the files' settings
@@ -73,7 +73,7 @@ Diagnostics lint_text(const std::string &text, const std::string &file) {
 
 }  // namespace
 
-std::string parse_lint_arguments(std::span<const std::string> args, LintOptions &options,
+Failure parse_lint_arguments(std::span<const std::string> args, LintOptions &options,
                                  std::vector<std::string> &files) {
     bool options_end = false;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -86,15 +86,15 @@ std::string parse_lint_arguments(std::span<const std::string> args, LintOptions 
             options.werror = true;
         } else if (arg == "--format") {
             if (i + 1 >= args.size()) return "--format needs text, json or sarif";
-            if (std::string err = set_format(args[++i], options); !err.empty()) return err;
+            if (Failure failure = set_format(args[++i], options)) return failure;
         } else if (arg.starts_with("--format=")) {
-            if (std::string err = set_format(std::string_view(arg).substr(9), options); !err.empty()) return err;
+            if (Failure failure = set_format(std::string_view(arg).substr(9), options)) return failure;
         } else {
             return "unknown option '" + printable(arg) + "'";
         }
     }
     if (files.empty()) return "expected at least one POLICY.toml or POLICY.tart";
-    return "";
+    return std::nullopt;
 }
 
 int run_lint(const std::vector<std::string> &files, const LintOptions &options, std::ostream &out) {

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "diagnostics.h"
+
 namespace tartaros {
 
 inline constexpr int kExitLintFindings = 1;
@@ -30,9 +32,9 @@ struct LintOptions {
 };
 
 // Parses lint's own arguments (`--format F`, `--format=F`, `--werror`, `--` ending the
-// options, then files) into `options` and `files`. Returns "" or what is wrong, worded to
-// follow "usage: ". At least one file is required.
-std::string parse_lint_arguments(std::span<const std::string> args, LintOptions &options,
+// options, then files) into `options` and `files`. Returns what is wrong, if anything, worded
+// to follow "usage: ". At least one file is required.
+Failure parse_lint_arguments(std::span<const std::string> args, LintOptions &options,
                                  std::vector<std::string> &files);
 
 // Lints `files` (named as given in every report) and writes the report in `options.format`

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -70,6 +71,11 @@ std::string line_of(const SourcePos &pos, const SourcePos &here);
 // The closest of `candidates` to `word` within a small edit distance, or "" — for
 // "did you mean" hints on unknown keys.
 std::string closest_match(const std::string &word, const std::vector<std::string> &candidates);
+
+// The verdict of a check that is not a policy diagnostic (the verifier, translation
+// validation, a plan read back): std::nullopt when it holds, else what is wrong, one line.
+// The compiler's one convention for such checks (docs/architecture.md, "Errors").
+using Failure = std::optional<std::string>;
 
 // The refusal contract of every TartarOS binary (docs/architecture.md, rule 1): exit
 // kExitRefusal with a first stderr line that starts "tartaros: ".

@@ -51,12 +51,14 @@ std::optional<std::string> verify_seccomp_once(std::span<const tp_bpf_insn> prog
 }
 
 // Structure and translation validation of the plan's filter against the profile the plan
-// states; "" or what is wrong.
-std::string check_seccomp_program(const tp_plan &plan)
+// states.
+Failure check_seccomp_program(const tp_plan &plan)
 {
     const std::optional<std::string> why =
         verify_seccomp_once({plan.seccomp_prog, plan.seccomp_insn_count}, profile_spec(plan));
-    return why ? "seccomp: " + *why : "";
+    if (why)
+        return "seccomp: " + *why;
+    return std::nullopt;
 }
 
 constexpr int kMaxSymlinkHops = 40;
@@ -137,25 +139,24 @@ public:
     {
     }
 
-    std::string run(const std::vector<uint8_t> &bytes)
+    Failure run(const std::vector<uint8_t> &bytes)
     {
         for (auto check : {&Verifier::open, &Verifier::check_sections, &Verifier::check_paths,
                            &Verifier::check_rules, &Verifier::check_mount_flags, &Verifier::check_order,
                            &Verifier::check_anchors, &Verifier::check_probes, &Verifier::check_seccomp,
                            &Verifier::check_network, &Verifier::check_broker, &Verifier::check_limits}) {
-            std::string err = (this->*check)(bytes);
-            if (!err.empty())
-                return err;
+            if (Failure failure = (this->*check)(bytes))
+                return failure;
         }
-        return "";
+        return std::nullopt;
     }
 
 private:
-    std::string check_network(const std::vector<uint8_t> &) { return verify_network(plan_, policy_); }
-    std::string check_broker(const std::vector<uint8_t> &) { return verify_broker(plan_, policy_); }
-    std::string check_limits(const std::vector<uint8_t> &) { return verify_limits(plan_, policy_); }
+    Failure check_network(const std::vector<uint8_t> &) { return verify_network(plan_, policy_); }
+    Failure check_broker(const std::vector<uint8_t> &) { return verify_broker(plan_, policy_); }
+    Failure check_limits(const std::vector<uint8_t> &) { return verify_limits(plan_, policy_); }
 
-    std::string open(const std::vector<uint8_t> &bytes)
+    Failure open(const std::vector<uint8_t> &bytes)
     {
         char err[256];
         if (bytes.size() > TP_MAX_PLAN_SIZE ||
@@ -170,7 +171,7 @@ private:
             rules_.push_back(LandlockRule{p.kind, p.access, p.flags, str(p.path), str(p.except), {}});
             excepts_.push_back(except_names(rules_.back().except));
         }
-        return "";
+        return std::nullopt;
     }
 
     std::string str(tp_str s) const { return std::string(tp_plan_str(&plan_, s), s.len); }
@@ -191,7 +192,7 @@ private:
         return paths;
     }
 
-    std::string check_sections(const std::vector<uint8_t> &)
+    Failure check_sections(const std::vector<uint8_t> &)
     {
         if (plan_.meta == nullptr || plan_.ns == nullptr || plan_.landlock == nullptr || plan_.exec == nullptr)
             return "a meta, namespaces, Landlock or exec section is missing";
@@ -217,13 +218,13 @@ private:
                                    proxy_environment(policy_.network).size() +
                                    broker_environment(policy_.broker).size())
             return "the environment does not match the policy";
-        return "";
+        return std::nullopt;
     }
 
     // The filter implements the policy's profile: the switches and the syscall rules the
     // plan records are the policy's, then structure and translation validation of the
     // program against the profile rebuilt from the plan.
-    std::string check_seccomp(const std::vector<uint8_t> &)
+    Failure check_seccomp(const std::vector<uint8_t> &)
     {
         if (plan_.seccomp == nullptr)
             return "the seccomp section is missing";
@@ -235,7 +236,7 @@ private:
         return check_seccomp_program(plan_);
     }
 
-    std::string check_paths(const std::vector<uint8_t> &)
+    Failure check_paths(const std::vector<uint8_t> &)
     {
         for (size_t i = 0; i < mounts_.size(); i++) {
             const MountStep &m = mounts_[i];
@@ -262,10 +263,10 @@ private:
                 return "Landlock PATH rule " + r.path + " carries an except list";
             }
         }
-        return "";
+        return std::nullopt;
     }
 
-    std::string check_rules(const std::vector<uint8_t> &)
+    Failure check_rules(const std::vector<uint8_t> &)
     {
         for (const LandlockRule &r : rules_) {
             if (r.kind != TP_LL_PATH && r.kind != TP_LL_EXPAND)
@@ -277,7 +278,7 @@ private:
             if (r.kind == TP_LL_EXPAND && !has_read_dir_rule(r.path))
                 return "expanded directory " + r.path + " has no READ_DIR rule of its own";
         }
-        return "";
+        return std::nullopt;
     }
 
     bool has_read_dir_rule(const std::string &path) const
@@ -288,7 +289,7 @@ private:
         return false;
     }
 
-    std::string check_mount_flags(const std::vector<uint8_t> &)
+    Failure check_mount_flags(const std::vector<uint8_t> &)
     {
         for (size_t i = 0; i < mounts_.size(); i++) {
             const MountStep &m = mounts_[i];
@@ -314,10 +315,10 @@ private:
             if ((m.flags & TP_MNTF_PLACEHOLDER) != 0 && (m.flags & TP_MNTF_LINK_TARGET) != 0)
                 return where + ": PLACEHOLDER and LINK_TARGET both use the source";
         }
-        return "";
+        return std::nullopt;
     }
 
-    std::string check_order(const std::vector<uint8_t> &)
+    Failure check_order(const std::vector<uint8_t> &)
     {
         if (mounts_.empty() || mounts_[0].path != "/" ||
             (mounts_[0].op != TP_MNT_ROOT_READONLY && mounts_[0].op != TP_MNT_ROOT_EMPTY))
@@ -334,10 +335,10 @@ private:
                            ") covers the earlier step " + std::to_string(i) + " (" + op_name(mounts_[i].op) + " " +
                            mounts_[i].path + ")";
         }
-        return "";
+        return std::nullopt;
     }
 
-    std::string check_anchors(const std::vector<uint8_t> &)
+    Failure check_anchors(const std::vector<uint8_t> &)
     {
         for (size_t j = 0; j < mounts_.size(); j++) {
             const MountStep &m = mounts_[j];
@@ -357,7 +358,7 @@ private:
                 if (!earlier_step(j, dir, [](const MountStep &s) { return s.op == TP_MNT_PIN; }))
                     return where + ": " + dir + " between it and its writable root is not pinned";
         }
-        return "";
+        return std::nullopt;
     }
 
     template <class Pred>
@@ -388,7 +389,7 @@ private:
             add_trie_probes(*child);
     }
 
-    std::string check_probes(const std::vector<uint8_t> &)
+    Failure check_probes(const std::vector<uint8_t> &)
     {
         add_trie_probes(trie_.root());
         for (const MountStep &m : mounts_) {
@@ -401,12 +402,10 @@ private:
         for (const char *p : {"/home", "/root", "/etc/passwd", "/usr/bin/env", "/tmp", "/dev/null", "/proc/self",
                               "/nonexistent"})
             add_probe(p);
-        for (const std::string &p : probes_) {
-            std::string err = check_probe(p);
-            if (!err.empty())
-                return err;
-        }
-        return "";
+        for (const std::string &p : probes_)
+            if (Failure failure = check_probe(p))
+                return failure;
+        return std::nullopt;
     }
 
     // `path` with every SYMLINK step on its way replaced by the link's target.
@@ -495,7 +494,7 @@ private:
         return writable != nullptr && path_depth(decider.path) > path_depth(writable->path);
     }
 
-    std::string check_probe(const std::string &probe) const
+    Failure check_probe(const std::string &probe) const
     {
         const std::optional<std::string> resolved = resolve(probe);
         if (!resolved)
@@ -517,11 +516,11 @@ private:
             expected &= ~kFileOnlyRights;
         }
         if (granted == expected)
-            return "";
+            return std::nullopt;
         if (want == Level::None && (granted & ~TP_LL_FS_READ_DIR) == 0)
-            return "";  // names visible to Landlock, hidden by the mask checked above
+            return std::nullopt;  // names visible to Landlock, hidden by the mask checked above
         if (want < Level::Write && granted == kWriteRights && held_by_mounts(path, *decider))
-            return "";
+            return std::nullopt;
         return "probe " + probe + (path != probe ? " (" + path + ")" : "") + ": the policy says " + level_name(want) +
                " (" + hex(expected) + ") but Landlock grants " + hex(granted);
     }
@@ -537,14 +536,13 @@ private:
 
 }  // namespace
 
-bool verify_plan(const std::vector<uint8_t> &plan, const Policy &policy, const LowerOptions &options, std::string &err)
+Failure verify_plan(const std::vector<uint8_t> &plan, const Policy &policy, const LowerOptions &options)
 {
     Verifier verifier(policy, options);
-    err = verifier.run(plan);
-    return err.empty();
+    return verifier.run(plan);
 }
 
-bool verify_plan_alone(const std::vector<uint8_t> &plan, std::string &err)
+Failure verify_plan_alone(const std::vector<uint8_t> &plan)
 {
     // The reader wants an 8-aligned buffer; a vector's storage does not promise one.
     std::vector<uint64_t> aligned(plan.size() / 8 + 1);
@@ -552,23 +550,17 @@ bool verify_plan_alone(const std::vector<uint8_t> &plan, std::string &err)
         std::memcpy(aligned.data(), plan.data(), plan.size());
     tp_plan view{};
     char reason[256];
-    if (plan.size() > TP_MAX_PLAN_SIZE) {
-        err = "the plan reader refuses it: " + std::to_string(plan.size()) + " bytes is over the size limit";
-        return false;
-    }
+    if (plan.size() > TP_MAX_PLAN_SIZE)
+        return "the plan reader refuses it: " + std::to_string(plan.size()) + " bytes is over the size limit";
     if (tp_plan_open(reinterpret_cast<const uint8_t *>(aligned.data()), static_cast<uint32_t>(plan.size()), &view,
-                     reason, sizeof reason) != 0) {
-        err = std::string("the plan reader refuses it: ") + reason;
-        return false;
-    }
+                     reason, sizeof reason) != 0)
+        return std::string("the plan reader refuses it: ") + reason;
     if (view.seccomp == nullptr)
-        err = "the seccomp section is missing";
-    else if (view.seccomp->table_max_nr != seccomp::kTableMaxNr)
-        err = "the seccomp section's table ends at " + std::to_string(view.seccomp->table_max_nr) +
-              ", not at this compiler's " + std::to_string(seccomp::kTableMaxNr);
-    else
-        err = check_seccomp_program(view);
-    return err.empty();
+        return "the seccomp section is missing";
+    if (view.seccomp->table_max_nr != seccomp::kTableMaxNr)
+        return "the seccomp section's table ends at " + std::to_string(view.seccomp->table_max_nr) +
+               ", not at this compiler's " + std::to_string(seccomp::kTableMaxNr);
+    return check_seccomp_program(view);
 }
 
 std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &options, Diagnostics &diags)
@@ -576,10 +568,9 @@ std::vector<uint8_t> lower_policy(const Policy &policy, const LowerOptions &opti
     std::vector<uint8_t> plan = lower_unverified(policy, options, diags);
     if (plan.empty())
         return {};
-    std::string why;
-    if (!verify_plan(plan, policy, options, why)) {
+    if (Failure why = verify_plan(plan, policy, options)) {
         diags.error(policy_pos(policy),
-                    "internal error: the compiled plan failed its verification (" + why +
+                    "internal error: the compiled plan failed its verification (" + *why +
                         "); no plan was written. This is a compiler bug: please report it with the policy",
                     "plan-verification");
         return {};

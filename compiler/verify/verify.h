@@ -49,16 +49,15 @@
 
 namespace tartaros {
 
-// Checks `plan` against `policy` as lowered with `options`. Returns true, or false with the
-// first violation found in `err` (one line).
-bool verify_plan(const std::vector<uint8_t> &plan, const Policy &policy, const LowerOptions &options,
-                 std::string &err);
+// Checks `plan` against `policy` as lowered with `options`: the first violation found (one
+// line), or nothing.
+Failure verify_plan(const std::vector<uint8_t> &plan, const Policy &policy, const LowerOptions &options);
 
 // What can be checked of `plan` without its policy: the validating reader accepts it (its
 // structure, checksum and the structural check of its BPF program), and its seccomp filter
 // passes translation validation against the profile the plan states (its switches and its
-// syscall rules), as in check 7 above. Returns true, or false with the first problem in `err`.
-bool verify_plan_alone(const std::vector<uint8_t> &plan, std::string &err);
+// syscall rules), as in check 7 above: the first problem, or nothing.
+Failure verify_plan_alone(const std::vector<uint8_t> &plan);
 
 // Lowers `policy` to a plan and verifies the result. Returns the plan bytes, or an empty
 // vector with at least one error in `diags` (a verification failure is reported as an

@@ -15,7 +15,7 @@ namespace {
 
 std::string str(const tp_plan &plan, tp_str s) { return std::string(tp_plan_str(&plan, s), s.len); }
 
-std::string check_broker(const tp_plan &plan, const BrokerPolicy &broker)
+Failure check_broker(const tp_plan &plan, const BrokerPolicy &broker)
 {
     const tp_broker &b = *plan.broker;
     if ((plan.broker_section_flags & TP_SECF_REQUIRED) == 0)
@@ -30,10 +30,10 @@ std::string check_broker(const tp_plan &plan, const BrokerPolicy &broker)
         return "the plan's token_env differs from the policy's";
     if (str(plan, b.ca_file) != (broker.ca_file ? broker.ca_file->value : ""))
         return "the plan's ca_file differs from the policy's";
-    return "";
+    return std::nullopt;
 }
 
-std::string check_capability(const tp_plan &plan, const tp_broker_cap &c, const BrokerCapability &cap)
+Failure check_capability(const tp_plan &plan, const tp_broker_cap &c, const BrokerCapability &cap)
 {
     const std::string name = cap.name.value;
     if (str(plan, c.name) != name)
@@ -50,22 +50,24 @@ std::string check_capability(const tp_plan &plan, const tp_broker_cap &c, const 
     for (uint32_t i = 0; i < plan.net_name_count && !allowed; i++)
         allowed = plan.net_names[i].kind == TP_NAME_BROKER_HOST &&
                   tproxy::pattern_matches(tp_plan_str(&plan, plan.net_names[i].name), cap.host.value);
-    return allowed ? "" : "capability " + name + ": no broker host of the plan matches " + cap.host.value;
+    if (allowed)
+        return std::nullopt;
+    return "capability " + name + ": no broker host of the plan matches " + cap.host.value;
 }
 
-std::string check_capabilities(const tp_plan &plan, const BrokerPolicy &broker)
+Failure check_capabilities(const tp_plan &plan, const BrokerPolicy &broker)
 {
     if (plan.broker_cap_count != broker.capabilities.size())
         return "the plan has " + std::to_string(plan.broker_cap_count) + " capabilities, the policy " +
                std::to_string(broker.capabilities.size());
     for (uint32_t i = 0; i < plan.broker_cap_count; i++)
-        if (std::string err = check_capability(plan, plan.broker_caps[i], broker.capabilities[i]); !err.empty())
-            return err;
-    return "";
+        if (Failure failure = check_capability(plan, plan.broker_caps[i], broker.capabilities[i]))
+            return failure;
+    return std::nullopt;
 }
 
 // The broker's variables right after the proxy's; no secret-holding variable anywhere.
-std::string check_environment(const tp_plan &plan, const Policy &policy)
+Failure check_environment(const tp_plan &plan, const Policy &policy)
 {
     using NamePair = std::pair<std::string, std::string>;
     std::vector<NamePair> set;
@@ -84,10 +86,10 @@ std::string check_environment(const tp_plan &plan, const Policy &policy)
     for (uint32_t i = 0; i < plan.env_count; i++)
         if (std::find(secrets.begin(), secrets.end(), str(plan, plan.env[i].name)) != secrets.end())
             return "the plan's environment names " + str(plan, plan.env[i].name) + ", which holds a secret";
-    return "";
+    return std::nullopt;
 }
 
-std::string check_credentials(const tp_plan &plan)
+Failure check_credentials(const tp_plan &plan)
 {
     std::vector<MountStep> mounts;
     for (uint32_t i = 0; i < plan.mount_count; i++) {
@@ -98,26 +100,28 @@ std::string check_credentials(const tp_plan &plan)
         return "the plan has no credentials directory";
     if (const MountStep *host = credentials_parent_from_host(mounts))
         return "the credentials directory's mountpoint would be in the host's " + host->path;
-    return "";
+    return std::nullopt;
 }
 
 }  // namespace
 
-std::string verify_broker(const tp_plan &plan, const Policy &policy)
+Failure verify_broker(const tp_plan &plan, const Policy &policy)
 {
     if (!policy.broker) {
         for (uint32_t i = 0; i < plan.mount_count; i++)
             if ((plan.mounts[i].flags & TP_MNTF_CREDENTIALS) != 0)
                 return "broker: a credentials directory without a broker";
-        return plan.broker == nullptr ? "" : "broker: the plan has a broker the policy does not";
+        if (plan.broker == nullptr)
+            return std::nullopt;
+        return "broker: the plan has a broker the policy does not";
     }
     if (plan.broker == nullptr)
         return "broker: the plan has no broker section";
-    for (const std::string &err : {check_broker(plan, *policy.broker), check_capabilities(plan, *policy.broker),
+    for (const Failure &failure : {check_broker(plan, *policy.broker), check_capabilities(plan, *policy.broker),
                                    check_environment(plan, policy), check_credentials(plan)})
-        if (!err.empty())
-            return "broker: " + err;
-    return "";
+        if (failure)
+            return "broker: " + *failure;
+    return std::nullopt;
 }
 
 }  // namespace tartaros

@@ -18,12 +18,13 @@
 
 #include <string>
 
+#include "diagnostics.h"
 #include "plan_reader.h"
 #include "policy.h"
 
 namespace tartaros {
 
-// "" when the plan's broker records implement `policy`, else the first difference.
-std::string verify_broker(const tp_plan &plan, const Policy &policy);
+// The first difference between the plan's broker records and `policy`, or nothing.
+Failure verify_broker(const tp_plan &plan, const Policy &policy);
 
 }  // namespace tartaros

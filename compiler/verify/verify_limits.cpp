@@ -22,14 +22,14 @@ bool matches(uint64_t value, tp_origin o, const std::optional<Located<T>> &wante
     return value == wanted->value && origins.same(o, wanted->pos);
 }
 
-std::string check_limits(const tp_plan &plan, const ProcessPolicy &process, const PlanOrigins &origins)
+Failure check_limits(const tp_plan &plan, const ProcessPolicy &process, const PlanOrigins &origins)
 {
     const bool wanted = process.max_processes || process.memory_max || process.cpu_max || process.timeout;
     if ((plan.limits != nullptr) != wanted)
         return wanted ? "the plan has no limits section, the policy sets limits"
                       : "the plan has a limits section, the policy sets no limit";
     if (plan.limits == nullptr)
-        return "";
+        return std::nullopt;
     const tp_limits &l = *plan.limits;
     if ((plan.limits_section_flags & TP_SECF_REQUIRED) == 0)
         return "the limits section is not required";
@@ -47,7 +47,7 @@ std::string check_limits(const tp_plan &plan, const ProcessPolicy &process, cons
                                                    : kDefaultTimeoutGraceMs;
     if (l.grace_ms != grace)
         return "the timeout's grace differs from the policy's";
-    return "";
+    return std::nullopt;
 }
 
 struct Wanted {
@@ -55,7 +55,7 @@ struct Wanted {
     SourcePos pos;
 };
 
-std::string check_rlimits(const tp_plan &plan, const ProcessPolicy &process, const PlanOrigins &origins)
+Failure check_rlimits(const tp_plan &plan, const ProcessPolicy &process, const PlanOrigins &origins)
 {
     std::map<uint32_t, Wanted> wanted;
     for (const RlimitSetting &r : process.rlimits)
@@ -73,19 +73,19 @@ std::string check_rlimits(const tp_plan &plan, const ProcessPolicy &process, con
         if (r.soft != next->second.soft || r.hard != next->second.hard || !origins.same(r.origin, next->second.pos))
             return "rlimit resource " + std::to_string(r.resource) + " differs from the policy's";
     }
-    return "";
+    return std::nullopt;
 }
 
 }  // namespace
 
-std::string verify_limits(const tp_plan &plan, const Policy &policy)
+Failure verify_limits(const tp_plan &plan, const Policy &policy)
 {
     const PlanOrigins origins(policy);
-    for (const std::string &err :
+    for (const Failure &failure :
          {check_limits(plan, policy.process, origins), check_rlimits(plan, policy.process, origins)})
-        if (!err.empty())
-            return "limits: " + err;
-    return "";
+        if (failure)
+            return "limits: " + *failure;
+    return std::nullopt;
 }
 
 }  // namespace tartaros

@@ -13,12 +13,13 @@
 
 #include <string>
 
+#include "diagnostics.h"
 #include "plan_reader.h"
 #include "policy.h"
 
 namespace tartaros {
 
-// "" when the plan's limit sections implement `policy`, else the first difference.
-std::string verify_limits(const tp_plan &plan, const Policy &policy);
+// The first difference between the plan's limit sections and `policy`, or nothing.
+Failure verify_limits(const tp_plan &plan, const Policy &policy);
 
 }  // namespace tartaros

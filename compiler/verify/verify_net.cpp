@@ -55,7 +55,7 @@ std::vector<NamePair> policy_pins(const NetworkPolicy &network)
     return out;
 }
 
-std::string check_ports(const tp_plan &plan, const NetworkPolicy &network, bool proxy)
+Failure check_ports(const tp_plan &plan, const NetworkPolicy &network, bool proxy)
 {
     if (plan_ports(plan, TP_PORT_LOCAL) != values(network.local_ports))
         return "the plan's local ports differ from local_ports";
@@ -64,29 +64,31 @@ std::string check_ports(const tp_plan &plan, const NetworkPolicy &network, bool 
     std::vector<uint16_t> destinations = network.domain_ports.empty() ? kDefaultDomainPorts : values(network.domain_ports);
     if (plan_ports(plan, TP_PORT_DESTINATION) != (proxy ? destinations : std::vector<uint16_t>{}))
         return "the plan's destination ports differ from domain_ports";
-    return "";
+    return std::nullopt;
 }
 
-std::string check_names(const tp_plan &plan, const Policy &policy, bool proxy)
+Failure check_names(const tp_plan &plan, const Policy &policy, bool proxy)
 {
     const NetworkPolicy &network = policy.network;
     const std::vector<NamePair> broker_hosts =
         policy.broker ? policy_names(policy.broker->allowed_hosts) : std::vector<NamePair>{};
     if (plan_names(plan, TP_NAME_BROKER_HOST) != broker_hosts)
         return "the plan's broker hosts differ from [broker] allowed_hosts";
+    if (!proxy && plan.net_name_count != broker_hosts.size())
+        return "the plan names domains while the proxy is off";
     if (!proxy)
-        return plan.net_name_count == broker_hosts.size() ? "" : "the plan names domains while the proxy is off";
+        return std::nullopt;
     if (plan_names(plan, TP_NAME_ALLOW) != policy_names(network.allow_domains))
         return "the plan's allowed names differ from allow_domains";
     if (plan_names(plan, TP_NAME_DENY) != policy_names(network.deny_domains))
         return "the plan's denied names differ from deny_domains";
     if (plan_names(plan, TP_NAME_PIN) != policy_pins(network))
         return "the plan's pins differ from hosts";
-    return "";
+    return std::nullopt;
 }
 
 // The proxy variables, set in order before any of the policy's own.
-std::string check_environment(const tp_plan &plan, const NetworkPolicy &network)
+Failure check_environment(const tp_plan &plan, const NetworkPolicy &network)
 {
     std::vector<NamePair> set;
     for (uint32_t i = 0; i < plan.env_count; i++)
@@ -95,12 +97,12 @@ std::string check_environment(const tp_plan &plan, const NetworkPolicy &network)
     const std::vector<NamePair> wanted = proxy_environment(network);
     if (set.size() < wanted.size() || !std::equal(wanted.begin(), wanted.end(), set.begin()))
         return "the plan does not point the environment at the proxy first";
-    return "";
+    return std::nullopt;
 }
 
 }  // namespace
 
-std::string verify_network(const tp_plan &plan, const Policy &policy)
+Failure verify_network(const tp_plan &plan, const Policy &policy)
 {
     const NetworkPolicy &network = policy.network;
     const uint32_t modes = network_modes(policy);
@@ -109,11 +111,11 @@ std::string verify_network(const tp_plan &plan, const Policy &policy)
     const bool proxy = (modes & TP_NET_PROXY) != 0;
     if (plan.network != nullptr && plan.network->proxy_port != (proxy ? network.proxy_port.value : 0))
         return "network: the plan's proxy port differs from proxy_port";
-    for (const std::string &err : {check_ports(plan, network, proxy), check_names(plan, policy, proxy),
+    for (const Failure &failure : {check_ports(plan, network, proxy), check_names(plan, policy, proxy),
                                    check_environment(plan, network)})
-        if (!err.empty())
-            return "network: " + err;
-    return "";
+        if (failure)
+            return "network: " + *failure;
+    return std::nullopt;
 }
 
 }  // namespace tartaros

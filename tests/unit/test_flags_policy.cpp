@@ -478,7 +478,7 @@ TEST_CASE("cli: run's command line splits launcher options flags and the command
     const Strings args = {"--strict", "--write", "ws", "--port=5432", "--log", "/l/log", "--config=p.toml",
                           "--read-deny", "-x", "--", "sh", "-c", "--write x"};
     RunCommandLine line;
-    CHECK(parse_run_command_line(args, line) == "");
+    CHECK(parse_run_command_line(args, line) == std::nullopt);
     CHECK(line.strict);
     CHECK(line.log == "/l/log");
     CHECK(line.config == "p.toml");
@@ -492,8 +492,8 @@ TEST_CASE("cli: run's command line splits launcher options flags and the command
 }
 
 TEST_CASE("cli: run's usage errors") {
-    const std::vector<std::pair<Strings, std::string>> cases = {
-        {{"--", "true"}, ""},
+    const std::vector<std::pair<Strings, Failure>> cases = {
+        {{"--", "true"}, std::nullopt},
         {{"true"}, "unexpected 'true' before --: the command goes after --"},
         {{"--write"}, "--write needs a PATH"},
         {{"--write", "--", "true"}, "--write needs a PATH"},
@@ -505,8 +505,8 @@ TEST_CASE("cli: run's usage errors") {
         {{"--log", "a", "--log", "b", "--", "true"}, "--log is given twice"},
         {{"--strict"}, "missing -- CMD [ARGS...]: the command goes after --"},
         {{"--strict", "--"}, "missing the command after --"},
-        {{"--help"}, ""},
-        {{"--write", "x", "-h"}, ""},
+        {{"--help"}, std::nullopt},
+        {{"--write", "x", "-h"}, std::nullopt},
     };
     for (const auto &[args, want] : cases) {
         RunCommandLine line;
@@ -517,7 +517,7 @@ TEST_CASE("cli: run's usage errors") {
 TEST_CASE("cli: --env keeps NAME=VALUE whole in both spellings") {
     const Strings args = {"--env", "A=b=c", "--env=B=", "--env=C", "--", "true"};
     RunCommandLine line;
-    CHECK(parse_run_command_line(args, line) == "");
+    CHECK(parse_run_command_line(args, line) == std::nullopt);
     REQUIRE(line.flags.size() == 3);
     CHECK(line.flags[0].value == "A=b=c");
     CHECK(line.flags[1].value == "B=");

@@ -183,7 +183,7 @@ TEST_CASE("limits verify: a compiled plan implements its policy and no other")
 {
     const Policy policy = limits_policy();
     Opened o(compile(policy));
-    CHECK(verify_limits(o.plan, policy) == "");
+    CHECK(verify_limits(o.plan, policy) == std::nullopt);
 
     Policy other = policy;
     other.process.memory_max->value = 2ull << 30;
@@ -216,7 +216,7 @@ TEST_CASE("limits verify: hand-made plans that miss the default core or the requ
     const tp_rlimit stack{3, 0, 8ull << 20, 8ull << 20, {7, 52, 0}};
     const tp_rlimit core{4, 0, 0, 0, {0, 0, 0}};
     const tp_rlimit nofile{7, 0, 1024, 4096, {7, 13, 0}};
-    CHECK(verify_limits(Opened(plan_with(&l, true, {stack, core, nofile})).plan, policy) == "");
+    CHECK(verify_limits(Opened(plan_with(&l, true, {stack, core, nofile})).plan, policy) == std::nullopt);
     CHECK(verify_limits(Opened(plan_with(&l, false, {stack, core, nofile})).plan, policy) ==
           "limits: the limits section is not required");
     CHECK(verify_limits(Opened(plan_with(nullptr, true, {stack, core, nofile})).plan, policy) ==

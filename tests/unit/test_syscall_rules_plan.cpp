@@ -101,9 +101,7 @@ std::string verdict(const std::vector<uint8_t> &bytes, const Policy &policy)
     FakeHost host;
     LowerOptions options;
     options.host = &host;
-    std::string err;
-    verify_plan(bytes, policy, options, err);
-    return err;
+    return verify_plan(bytes, policy, options).value_or("");
 }
 
 }  // namespace
