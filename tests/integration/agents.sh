@@ -103,12 +103,15 @@ for spec in \
         expect state ok "writing ~/$state/ atomically (temporary file, rename)"
         expect key.data "it-.*-key" "\$$key is passed through"
         expect nokey.data "" "\$$nokey is not"
+        log=$(tail -n +"$((log_mark + 1))" "$SERVICES")
         i=0
         for name in $allowed; do
             i=$((i + 1))
             expect "api_tunnel$i" ok "$name through the proxy, CONNECT"
             expect "api_tunnel$i.data" "api GET /v1/tunnel$i host=$name:$port" "... reaches the pinned server"
             expect "api_get$i.data" "api GET /v1/get$i host=$name:$port" "$name, absolute-form GET"
+            check_match "host: the server got both" "^request api GET /v1/tunnel$i host=$name:$port$" "$log"
+            check_match "host: ..." "^request api GET /v1/get$i host=$name:$port$" "$log"
         done
         i=0
         for name in $denied; do
@@ -133,20 +136,13 @@ for spec in \
             expect "nowrite$i.data" '.*(Read-only file system|Device or resource busy).*' "... by the sandbox"
         done
 
-        check "$agent.$ext: the agent's commit is in the host's repository" \
-            git -c safe.directory="*" -C "$proj" log --format=%s -1 --grep="the agent's edit"
+        check_eq "host: $agent.$ext: the agent's commit is in the host's repository" "the agent's edit" \
+            "$(git -c safe.directory="*" -C "$proj" log --format=%s -1)"
         check_content "$agent.$ext: the edit is on the host" "$proj/README.md" "version 2 of the project"
         check_content "$agent.$ext: the agent's state is on the host" "$T/home/$state/it-state.json" '{"state": 1}'
         check_not "$agent.$ext: no hook was planted" test -e "$proj/.git/hooks/pre-commit"
         check_eq "host: ~/.bashrc is unchanged" "$bashrc_before" "$(tree_sum "$T/home/.bashrc")"
         check_not "$agent.$ext: no state file in ~" test -e "$T/home/.it-state.json"
-        log=$(tail -n +"$((log_mark + 1))" "$SERVICES")
-        i=0
-        for name in $allowed; do
-            i=$((i + 1))
-            check_match "$agent.$ext: the server got $name's tunnelled request" "^request api GET /v1/tunnel$i host=$name:$port$" "$log"
-            check_match "$agent.$ext: ... and its GET" "^request api GET /v1/get$i host=$name:$port$" "$log"
-        done
         check_no_match "$agent.$ext: no refused request reached the server" "^request api .* /denied" "$log"
         rm -rf "${T:?}/home/$state"
     done
