@@ -2,7 +2,8 @@
 # The shipped examples work as documented: examples/agent.toml, examples/strict.toml and
 # examples/broker.toml, their .tart twins and examples/syscalls.tart compile, and under each
 # (with --strict) an agent's ordinary work succeeds in a git project while its credentials
-# stay unreadable and its hooks unwritable. A .tart twin prints (--print-policy) exactly what
+# stay unreadable and its hooks unwritable; agent.* alone makes npm's and pip's caches (made
+# first, as its header says) writable. A .tart twin prints (--print-policy) exactly what
 # its .toml prints, in the same project; syscalls.tart's own rules answer as it says.
 # Network: agent.toml and broker.toml announce their proxy and the proxy refuses a name they
 # do not allow; strict.toml grants no network at all; under none does `curl --noproxy '*'`
@@ -15,7 +16,7 @@
 it_setup "$@"
 EXAMPLES=$(cd "$(dirname "$0")/../../examples" && pwd)
 
-mkdir -p "$T/home/.ssh" "$T/plans"
+mkdir -p "$T/home/.ssh" "$T/plans" "$T/home/.npm" "$T/home/.cache/pip"  # agent.*'s writable caches, made first as it says
 echo "PRIVATE KEY" >"$T/home/.ssh/id_ed25519"
 echo "[user]" >"$T/home/.gitconfig"
 
@@ -60,6 +61,8 @@ t key cat "$T/home/.ssh/id_ed25519"
 t hook sh -c 'echo "#!/bin/sh" > .git/hooks/pre-commit'
 t config sh -c 'echo "[core] hooksPath = /x" >> .git/config'
 t policy sh -c 'echo "# weakened" >> $policy'
+t npm_cache sh -c 'mkdir -p "\$HOME/.npm/_cacache" && echo entry > "\$HOME/.npm/_cacache/it-entry"'
+t pip_cache sh -c 'echo entry > "\$HOME/.cache/pip/it-entry"'
 t proxy_env sh -c 'echo "\$HTTPS_PROXY"'
 t refused curl -sS --max-time 10 -o /dev/null -w '%{http_code} %header{x-proxy-error}' http://example.com/
 t direct curl -sS --max-time 10 --noproxy '*' http://127.0.0.1:$port/direct
@@ -85,6 +88,13 @@ SCRIPT
     expect hook 'fail\(.*' ".git/hooks is read-only"
     expect config 'fail\(.*' ".git/config is read-only"
     expect policy 'fail\(.*' "the policy file is read-only"
+    if [ "$example" = agent ]; then
+        expect npm_cache ok "npm's cache ~/.npm is writable (npm install, npm pack)"
+        expect pip_cache ok "pip's cache ~/.cache/pip is writable"
+    else
+        expect npm_cache 'fail\(.*' "~/.npm is not granted"
+        expect pip_cache 'fail\(.*' "~/.cache/pip is not granted"
+    fi
     if [ "$example" != strict ]; then
         expect proxy_env.data 'http://127\.0\.0\.1:3128' "the proxy is announced"
         expect refused.data '403 blocked-by-allowlist' "a name not allowed: 403 and the reason"
