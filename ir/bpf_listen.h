@@ -15,7 +15,7 @@
  *     P(d) = ERRNO|e                      =>  L(d) = USER_NOTIF (the mediator runs P on d with
  *                                             bpf_interp.h and answers -e: the same errno)
  *     P(d) = ALLOW                        =>  L(d) = T(d)
- * tests/unit/test_bpf_listen.cpp checks this on the compiled profiles, number by number.
+ * tests/ir/test_bpf_listen.cpp checks this on the compiled profiles, number by number.
  */
 #ifndef TARTAROS_IR_BPF_LISTEN_H
 #define TARTAROS_IR_BPF_LISTEN_H

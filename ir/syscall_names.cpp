@@ -10,6 +10,8 @@
 
 namespace {
 
+// One entry per line, as syscall_64.tbl lists them.
+// clang-format off
 constexpr tp_syscall_entry kTable[] = {
     {0, "read"},
     {1, "write"},
@@ -393,6 +395,7 @@ constexpr tp_syscall_entry kTable[] = {
     {468, "file_getattr"},
     {469, "file_setattr"},
 };
+// clang-format on
 
 constexpr uint32_t kCount = sizeof kTable / sizeof kTable[0];
 

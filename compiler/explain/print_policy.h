@@ -9,7 +9,7 @@
 // default is a comment (`# passthrough PATH, HOME, ...; (default)`), so a reader sees what
 // applies without a statement that would count as set.
 //
-// Invariant (tested: tests/unit/test_print_policy.cpp, test_dsl_equivalence.cpp): for a
+// Invariant (tested: tests/compiler/explain/test_print_policy.cpp, test_dsl_equivalence.cpp): for a
 // policy P a front-end returned, parsing print_policy(P) as .tart gives a policy with the
 // same values and the same settings set, and printing that gives the same bytes. Two
 // policies that differ only in provenance (file names, lines, columns) print the same.

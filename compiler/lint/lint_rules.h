@@ -9,7 +9,7 @@
 //
 // Invariants:
 //  - every rule id the compiler can emit is in lint_rule_registry() exactly once, with the
-//    severity it is emitted with (tests/golden/lint/check.sh checks the compiler's sources
+//    severity it is emitted with (tests/compiler/golden/lint/check.sh checks the compiler's sources
 //    and docs/lint-rules.md against it);
 //  - ids are stable kebab-case names: docs, SARIF help links and users' tooling refer to them.
 #pragma once

@@ -27,6 +27,8 @@ struct Constant {
     int64_t value;
 };
 
+// The tables below are packed by family, by hand.
+// clang-format off
 #define C(name) Constant{#name, static_cast<int64_t>(name)}
 
 // Argument values, by family (syscall_constants.h lists them).
@@ -206,6 +208,7 @@ const std::vector<Constant> &errnos() {
 }
 
 #undef C
+// clang-format on
 
 const Constant *find(const std::vector<Constant> &table, std::string_view name) {
     auto found = std::find_if(table.begin(), table.end(), [&](const Constant &c) { return c.name == name; });

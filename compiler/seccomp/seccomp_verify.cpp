@@ -20,7 +20,7 @@
 // need thousands (the order changes only speed and which disagreement is named). When this was
 // written, set 1 alone let 2 behaviour-changing single-instruction mutants of every lowered
 // program through (a bit dropped from a socket() family mask: domain 0x13 or 0x17 allowed);
-// with set 2, the mutation test (tests/unit/test_seccomp_verify.cpp) finds none.
+// with set 2, the mutation test (tests/compiler/seccomp/test_seccomp_verify.cpp) finds none.
 // A refusal always names a concrete call on which the program and the profile disagree.
 #include "seccomp_verify.h"
 

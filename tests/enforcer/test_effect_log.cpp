@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "../unit/json_checker.h"
+#include "json_checker.h"
 #include "effect_log.h"
 #include "in_child.h"
 

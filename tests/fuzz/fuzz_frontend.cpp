@@ -4,7 +4,7 @@
 // the input. Built only with a clang that has -fsanitize=fuzzer (tests/fuzz/CMakeLists.txt):
 //
 //   build/fuzz/tests/fuzz/fuzz_frontend -dict=tests/fuzz/tart.dict -max_total_time=600 \
-//       NEW_DIR tests/fuzz/corpus examples tests/golden
+//       NEW_DIR tests/fuzz/corpus examples tests/compiler/golden
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -6,7 +6,7 @@
 #include <variant>
 #include <vector>
 
-#include "../unit/json_checker.h"
+#include "json_checker.h"
 #include "config.h"
 #include "effect_log.h"
 
