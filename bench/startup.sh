@@ -108,8 +108,13 @@ s = socket.create_connection((proxy[0].split("/")[-1], int(proxy[1])), 5)
 s.sendall(b"GET http://not-allowed.invalid/ HTTP/1.1\r\nHost: not-allowed.invalid\r\n\r\n")
 sys.exit(0 if s.recv(64).startswith(b"HTTP/1.1 403") else 1)' \
   || die "the proxy mode does not answer with a refusal; not measuring it"
-"$EXEC" "$TMP/ports.plan" -- python3 -c "import socket; socket.create_connection(('127.0.0.1', $FREE_PORT), 5)" \
-  || die "the ports mode does not listen on 127.0.0.1:$FREE_PORT inside; not measuring it"
+# (the host's side of the relay listens for this check only: a relay to nothing is reset)
+python3 -c "import socket; s = socket.create_server(('127.0.0.1', $FREE_PORT)); s.settimeout(20); s.accept()" &
+HOST_SIDE=$!
+sleep 0.5
+"$EXEC" "$TMP/ports.plan" -- python3 -c "import socket; socket.create_connection(('127.0.0.1', $FREE_PORT), 5).recv(1)" \
+  || die "the ports mode does not relay 127.0.0.1:$FREE_PORT inside to the host's; not measuring it"
+wait "$HOST_SIDE" || die "the host's side of the relay was never reached; not measuring it"
 # ... and the limits must be a cgroup's: 100 background sleeps stop at max_processes.
 LIMITS=""
 if [ "$(id -u)" = 0 ]; then
