@@ -32,6 +32,7 @@ enum class RunFlag {
     InheritEnv,
     Env,
     PrivateTmp,
+    PrivateDir,
     DenyUnix,
     Log,
     Config,
