@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "explain.h"
 #include "fake_host.h"
 #include "frontend.h"
 #include "fs_trie.h"
@@ -149,6 +150,15 @@ TEST_CASE("private dirs: lowered to a TMPFS after the bind that holds it, in wal
     // Landlock: the writable root covers /w/.sockets; /srv/scratch needs a rule of its own.
     CHECK(write_rules_of(plan) == std::vector<std::string>{"/dev/shm", "/srv/scratch", "/w"});
     CHECK_FALSE(diags.has_errors());
+
+    // --explain: the step with its policy line, and what it means.
+    std::ostringstream text;
+    std::string err;
+    REQUIRE(explain_plan(plan, false, text, err));
+    CHECK(text.str().find("tmpfs /w/.sockets [required]  policy.toml:4:3\n"
+                          "        - a private dir (private_dirs): writable, starts empty and hides what the host has "
+                          "here; what the sandbox writes here (its unix sockets too) never reaches the host and is "
+                          "discarded after the run\n") != std::string::npos);
 }
 
 TEST_CASE("private dirs: where one cannot lie, with the exact diagnostics")
