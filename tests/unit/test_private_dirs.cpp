@@ -40,13 +40,19 @@ FakeHost host_with(std::initializer_list<const char *> dirs)
     return host;
 }
 
+// The verified plan of `p` on `host`; empty when refused.
+std::vector<uint8_t> lowered(const Policy &p, const HostView &host, Diagnostics &diags)
+{
+    LowerOptions options;
+    options.host = &host;
+    return lower_policy(p, options, diags);
+}
+
 // The printed diagnostics of lowering `p` on `host` (no plan expected), one per line.
 std::string refusals(const Policy &p, const HostView &host)
 {
     Diagnostics diags;
-    LowerOptions options;
-    options.host = &host;
-    CHECK(lower_policy(p, options, diags).empty());
+    CHECK(lowered(p, host, diags).empty());
     std::ostringstream out;
     for (const Diagnostic &d : diags.all())
         if (d.severity == Severity::Error)
@@ -131,9 +137,7 @@ TEST_CASE("private dirs: lowered to a TMPFS after the bind that holds it, in wal
     p.fs.private_dirs.push_back(at("/srv/scratch", 6));
     const FakeHost host = host_with({"/w/.sockets", "/srv/scratch", "/w/zz"});
     Diagnostics diags;
-    LowerOptions options;
-    options.host = &host;
-    const std::vector<uint8_t> plan = lower_policy(p, options, diags);
+    const std::vector<uint8_t> plan = lowered(p, host, diags);
     REQUIRE_MESSAGE(!plan.empty(), (diags.all().empty() ? "" : diags.all().back().message));
     const std::vector<Step> want = {
         {TP_MNT_ROOT_READONLY, "/", TP_MNTF_REQUIRED},
@@ -193,9 +197,7 @@ TEST_CASE("private dirs: where one cannot lie, with the exact diagnostics")
               "the sandbox's own already: remove it [private-dir]\n");
         p.fs.private_tmp.value = false;
         Diagnostics diags;
-        LowerOptions options;
-        options.host = &host;
-        CHECK_FALSE(lower_policy(p, options, diags).empty());
+        CHECK_FALSE(lowered(p, host, diags).empty());
     }
     SUBCASE("one beneath another")
     {
@@ -271,9 +273,7 @@ TEST_CASE("private dirs: where one cannot lie, with the exact diagnostics")
                                    "knows at most that many as the sandbox's own [private-dir]\n");
         p.fs.private_dirs.pop_back();
         Diagnostics diags;
-        LowerOptions options;
-        options.host = &many;
-        CHECK_FALSE(lower_policy(p, options, diags).empty());
+        CHECK_FALSE(lowered(p, many, diags).empty());
     }
 }
 
