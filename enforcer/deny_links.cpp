@@ -119,9 +119,9 @@ void report_unfollowed(const mount_tree *t, const tp_mount *m, const char *ancho
     origin_text(m->origin.line, m->origin.col, origin, sizeof origin);
     const char *why = describe_unfollowed(anchor, f);
     if (must_not_degrade(t->ctx, mount_step_required(t->ctx->plan, m)))
-        refuse("%s %s%s cannot be protected: %s; run without --strict to degrade", mount_step_label(m),
+        refuse("%s %s%s cannot be protected: %s; run without --strict to degrade", mount_step_label(t->ctx->plan, m),
                step_path(t, m), origin, why);
-    warn("%s %s%s not enforced: %s; only the symlink is masked", mount_step_label(m), step_path(t, m), origin, why);
+    warn("%s %s%s not enforced: %s; only the symlink is masked", mount_step_label(t->ctx->plan, m), step_path(t, m), origin, why);
 }
 
 /* An optional mask whose target is absent is skipped, as for a direct target. */
@@ -191,7 +191,7 @@ void check_link(mount_tree *t, const tp_mount *m, const anchored &a, const char 
     if (f.end == FOLLOW_FOUND) {
         protect_followed(t, m, a.anchor, f, bind_read_only);
         note("%s: the symlink %s leads to %s, which the plan does not protect (changed since it was compiled): "
-             "made read-only for this run", mount_step_label(m), link, below_anchor(a.anchor, f.path));
+             "made read-only for this run", mount_step_label(t->ctx->plan, m), link, below_anchor(a.anchor, f.path));
         return;
     }
     char origin[64];
@@ -199,9 +199,9 @@ void check_link(mount_tree *t, const tp_mount *m, const anchored &a, const char 
     if (must_not_degrade(t->ctx, mount_step_required(t->ctx->plan, m)))
         refuse("%s %s%s: the symlink %s leads where the sandbox can write and cannot be protected (it dangles or "
                "leaves the writable root); recompile the policy, or run without --strict to degrade",
-               mount_step_label(m), step_path(t, m), origin, link);
+               mount_step_label(t->ctx->plan, m), step_path(t, m), origin, link);
     warn("%s %s%s: the symlink %s leads where the sandbox can write and cannot be protected (it dangles or leaves "
-         "the writable root)", mount_step_label(m), step_path(t, m), origin, link);
+         "the writable root)", mount_step_label(t->ctx->plan, m), step_path(t, m), origin, link);
 }
 
 /* Each symlink directly in `dir`, the step's target (a.rel below the anchor). */

@@ -284,8 +284,8 @@ bool plan_mounts_fresh_proc(const tp_plan *plan)
     return false;
 }
 
-/* The filesystems the sandbox made for itself (socket_calls.h): the private /tmp and the
- * /dev/shm of the private /dev, seen in the finished tree. */
+/* The filesystems the sandbox made for itself (socket_calls.h): the private /tmp, the private
+ * dirs and the /dev/shm of the private /dev, seen in the finished tree. */
 void note_private_filesystems(const tp_plan *plan)
 {
     socket_view &view = g_socket_view;

@@ -31,7 +31,7 @@ const made_tmpfs *owning_tmpfs(const mount_tree *t, const char *path)
 
 }  // namespace
 
-const char *mount_step_label(const tp_mount *m)
+const char *mount_step_label(const tp_plan *plan, const tp_mount *m)
 {
     switch (m->op) {
     case TP_MNT_ROOT_READONLY:
@@ -51,7 +51,9 @@ const char *mount_step_label(const tp_mount *m)
     case TP_MNT_PROC:
         return "isolate_proc";
     case TP_MNT_TMPFS:
-        return (m->flags & TP_MNTF_CREDENTIALS) ? "the broker's credentials directory" : "private_tmp";
+        if (m->flags & TP_MNTF_CREDENTIALS)
+            return "the broker's credentials directory";
+        return strcmp(tp_plan_str(plan, m->path), "/tmp") == 0 ? "private_tmp" : "private_dirs";
     default:
         return "a mount step";
     }
@@ -81,11 +83,11 @@ void step_failed(const mount_tree *t, const tp_mount *m, const char *what, int e
     char origin[64];
     origin_text(m->origin.line, m->origin.col, origin, sizeof origin);
     if (step_grants(m))
-        refuse("%s %s%s cannot be installed: %s: %s", mount_step_label(m), path, origin, what, strerror(err));
+        refuse("%s %s%s cannot be installed: %s: %s", mount_step_label(plan, m), path, origin, what, strerror(err));
     if (must_not_degrade(t->ctx, mount_step_required(plan, m)))
-        refuse("%s %s%s cannot be installed: %s: %s; run without --strict to degrade", mount_step_label(m),
+        refuse("%s %s%s cannot be installed: %s: %s; run without --strict to degrade", mount_step_label(plan, m),
                path, origin, what, strerror(err));
-    warn("%s %s%s not enforced: %s: %s", mount_step_label(m), path, origin, what, strerror(err));
+    warn("%s %s%s not enforced: %s: %s", mount_step_label(plan, m), path, origin, what, strerror(err));
 }
 
 int new_filesystem(const char *type, const fs_option *options, size_t count, uint64_t attrs)

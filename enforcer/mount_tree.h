@@ -56,7 +56,7 @@ inline const char *step_path(const mount_tree *t, const tp_mount *m)
 }
 
 /* The policy field a step implements, for messages ("write_denies", "read_denies", …). */
-const char *mount_step_label(const tp_mount *m);
+const char *mount_step_label(const tp_plan *plan, const tp_mount *m);
 
 /* Whether the plan marks step `m` as a guarantee that may not degrade. */
 bool mount_step_required(const tp_plan *plan, const tp_mount *m);

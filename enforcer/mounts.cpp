@@ -32,7 +32,7 @@ void capture_bind_source(const run_ctx *ctx, const tp_mount *m, captured_source 
     if (c->fd >= 0 || (err == ENOENT && (m->flags & TP_MNTF_OPTIONAL)))
         return;
     char origin[64];
-    refuse("%s %s%s: cannot use %s: %s", mount_step_label(m), tp_plan_str(ctx->plan, m->path),
+    refuse("%s %s%s: cannot use %s: %s", mount_step_label(ctx->plan, m), tp_plan_str(ctx->plan, m->path),
            origin_text(m->origin.line, m->origin.col, origin, sizeof origin), source, strerror(err));
 }
 

@@ -248,7 +248,7 @@ void lose_mount_layer(run_ctx *ctx, loss_list *losses, const char *why)
     const tp_plan *plan = ctx->plan;
     for (uint32_t i = 0; i < plan->mount_count; i++) {
         const tp_mount *m = &plan->mounts[i];
-        add_loss(losses, mount_step_required(plan, m), mount_step_label(m), "a mount namespace", why);
+        add_loss(losses, mount_step_required(plan, m), mount_step_label(ctx->plan, m), "a mount namespace", why);
     }
     lose_effect_log_guarantees(ctx, losses, why);
     lose_broker(ctx, losses, "a mount namespace", why);

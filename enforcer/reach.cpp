@@ -138,7 +138,7 @@ void add_moot(const run_ctx *ctx, const tp_mount *m, const char *path, const blo
     char origin[64];
     g->b = b;
     g->count = 1;
-    snprintf(g->first, sizeof g->first, "%s %s%s", mount_step_label(m), path,
+    snprintf(g->first, sizeof g->first, "%s %s%s", mount_step_label(ctx->plan, m), path,
              origin_text(m->origin.line, m->origin.col, origin, sizeof origin));
     if (g == &one)
         report_group(ctx, one);
@@ -174,7 +174,7 @@ void reach_check_grants(const run_ctx *ctx)
     for (uint32_t i = 0; ctx->mount_layer && i < plan->mount_count; i++) {
         const tp_mount *m = &plan->mounts[i];
         if (m->op == TP_MNT_BIND)
-            check_grant(ctx, root, mount_step_label(m), tp_plan_str(plan, m->source), m->origin);
+            check_grant(ctx, root, mount_step_label(ctx->plan, m), tp_plan_str(plan, m->source), m->origin);
     }
     for (uint32_t i = 0; !ctx->mount_layer && ctx->landlock_abi > 0 && i < plan->landlock_path_count; i++) {
         const tp_landlock_path *r = &plan->landlock_paths[i];

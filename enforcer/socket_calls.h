@@ -4,7 +4,8 @@
  *
  * The one rule for unix pathname sockets: a socket is the sandbox's only if it lies on a
  * filesystem the sandbox made for itself and the host never sees (the private /tmp of
- * private_tmp, the /dev/shm of the private /dev). bind() creates one nowhere else, and
+ * private_tmp, the /dev/shm of the private /dev, the private dirs of private_dirs: every
+ * writable TMPFS step of the plan). bind() creates one nowhere else, and
  * connect() and the sends reach one nowhere else: a socket in a writable root or anywhere in
  * the host's tree is the host's (a docker.sock, git's fsmonitor daemon, a language server),
  * and one the sandbox made there could be reached, and trusted, by a host client.
@@ -19,6 +20,7 @@
 #include <sys/types.h>
 
 #include "kuapi.h"
+#include "plan.h"
 #include "raw.h"
 
 inline long rsys(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0)
@@ -32,7 +34,9 @@ struct socket_view {
     bool private_pids;        /* ... and its own PID namespace: a peer outside has no pid here */
     bool proc_shows_sandbox;  /* /proc/PID is the sandbox's PID: cwd, umask, fd flags are readable */
     bool record_refusals;     /* the effect log records the mediator's own refusals */
-    dev_t private_devs[4];    /* the filesystems the sandbox made: private /tmp, /dev/shm */
+    /* The filesystems the sandbox made: the private /tmp, /dev/shm, the private dirs (and the
+     * credentials directory, read-only, so refused anyway). */
+    dev_t private_devs[3 + TP_MAX_PRIVATE_DIRS];
     uint32_t private_dev_count;
 };
 extern socket_view g_socket_view;

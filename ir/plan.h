@@ -155,8 +155,13 @@ enum tp_mount_op {
     TP_MNT_SYMLINK       = 7,  /* create symlink `path` -> `source` (inside an empty tmpfs parent) */
     TP_MNT_DEV           = 8,  /* minimal private /dev at `path` */
     TP_MNT_PROC          = 9,  /* fresh procfs of the new PID namespace at `path` */
-    TP_MNT_TMPFS         = 10  /* private writable tmpfs at `path` (private_tmp) */
+    TP_MNT_TMPFS         = 10  /* private writable tmpfs at `path` (private_tmp at /tmp,
+                                  private_dirs elsewhere) */
 };
+/* The compiler emits at most this many TMPFS steps for private_dirs: the connect mediator
+ * records that many (besides /tmp, /dev/shm and the credentials directory) as the sandbox's
+ * own; a plan with more is not refused, the surplus is simply not the sandbox's (bind fails). */
+#define TP_MAX_PRIVATE_DIRS 16u
 enum tp_mount_flag {
     TP_MNTF_RDONLY            = 1u << 0,
     TP_MNTF_MATERIALIZE_DIR   = 1u << 1,  /* WRITE_DENY/MASK target absent: create an empty dir first */

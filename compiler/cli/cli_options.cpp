@@ -47,6 +47,10 @@ constexpr std::array kRunOptions = {
     RunOption{RunFlag::PrivateTmp, "--private-tmp", None, "", "[filesystem] private_tmp",
               "a private writable tmpfs on /tmp, discarded after the run; --write and --read-allow paths "
               "beneath /tmp are bound into it"},
+    RunOption{RunFlag::PrivateDir, "--private-dir", Path, "PATH", "[filesystem] private_dirs",
+              "PATH gets an empty, writable, private tmpfs for the run: the host's content there is hidden, "
+              "nothing written there reaches the host, and the sandbox's unix sockets work there; PATH must be "
+              "a directory"},
     RunOption{RunFlag::DenyUnix, "--deny-unix", None, "", "[network] deny_unix",
               "every AF_UNIX socket and socketpair is refused"},
     RunOption{RunFlag::Log, "--log", File, "FILE", "",

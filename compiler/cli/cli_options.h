@@ -34,6 +34,7 @@ enum class RunFlag {
     InheritEnv,
     Env,
     PrivateTmp,
+    PrivateDir,
     DenyUnix,
     Log,
     Config,

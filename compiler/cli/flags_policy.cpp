@@ -104,6 +104,7 @@ void Merger::apply(const FlagUse &use) {
         case RunFlag::InheritEnv: set_true(use, p_.env.inherit, "inherit"); return;
         case RunFlag::Env: env(use); return;
         case RunFlag::PrivateTmp: set_true(use, p_.fs.private_tmp, "private_tmp"); return;
+        case RunFlag::PrivateDir: path_flag(use, p_.fs.private_dirs); return;
         case RunFlag::DenyUnix: set_true(use, p_.network.deny_unix, "deny_unix"); return;
         case RunFlag::Strict:
         case RunFlag::Log:

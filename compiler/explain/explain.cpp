@@ -283,13 +283,18 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
         notes.emplace_back("shows only the new PID namespace");
         break;
     case TP_MNT_TMPFS:
-        notes.emplace_back((m.flags & TP_MNTF_CREDENTIALS)
-                               ? "the broker's credentials directory: only its token is written here, as " +
-                                     std::string(TP_BROKER_TOKEN_FILE) +
-                                     " (mode 0400), then the tmpfs is made read-only; discarded after the run"
-                               : "private and writable, discarded after the run; starts empty: of the host's /tmp "
-                                 "only the writable roots and read allows beneath it are bound in, and a deny "
-                                 "beneath it outside those has nothing to hide (no step)");
+        if (m.flags & TP_MNTF_CREDENTIALS)
+            notes.emplace_back("the broker's credentials directory: only its token is written here, as " +
+                               std::string(TP_BROKER_TOKEN_FILE) +
+                               " (mode 0400), then the tmpfs is made read-only; discarded after the run");
+        else if (str(m.path) == "/tmp")
+            notes.emplace_back("private and writable, discarded after the run; starts empty: of the host's /tmp "
+                               "only the writable roots and read allows beneath it are bound in, and a deny "
+                               "beneath it outside those has nothing to hide (no step)");
+        else
+            notes.emplace_back("a private dir (private_dirs): writable, starts empty and hides what the host has "
+                               "here; what the sandbox writes here (its unix sockets too) never reaches the host "
+                               "and is discarded after the run");
         break;
     default:
         break;

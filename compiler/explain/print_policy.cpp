@@ -247,7 +247,8 @@ void PolicyPrinter::filesystem() {
           {"writable_roots", [&](auto k) { list(k, rendered(fs.writable_roots, tart_string), "none"); }},
           {"write_denies", [&](auto k) { list(k, denies(fs.write_denies), "none"); }},
           {"materialize", [&](auto k) { flag(k, fs.materialize); }},
-          {"private_tmp", [&](auto k) { flag(k, fs.private_tmp); }}});
+          {"private_tmp", [&](auto k) { flag(k, fs.private_tmp); }},
+          {"private_dirs", [&](auto k) { list(k, rendered(fs.private_dirs, tart_string), "none"); }}});
     w_.close();
 }
 

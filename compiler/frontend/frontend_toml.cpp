@@ -157,6 +157,7 @@ void Reader::read_filesystem(const toml::table &table, FilesystemPolicy &fs) {
         {"write_denies", denies(fs.write_denies)},
         {"materialize", flag(fs.materialize)},
         {"private_tmp", flag(fs.private_tmp)},
+        {"private_dirs", paths(fs.private_dirs)},
     };
     const std::vector<TomlRefused> refused = {
         {"glob_read_denies", glob_field_refusal("glob_read_denies", "read_denies"), "glob"},

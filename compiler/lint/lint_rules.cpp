@@ -83,6 +83,8 @@ const std::vector<LintRule> &lint_rule_registry() {
         {"symlink-in-path", Severity::Warning, "a deny written through a symlink: only the mount layer enforces it"},
         {"mount-only", Severity::Note, "a deny inside a writable root rests on the mount layer alone"},
         {"private-tmp-hides", Severity::Note, "a deny beneath /tmp that the private /tmp makes moot"},
+        {"private-dir", Severity::Error,
+         "a private dir that cannot be placed, or a rule that lies in one (its content is the run's own)"},
         {"git-files-protected", Severity::Note,
          "a write-denied git hooks directory: git's config, commondir, config.worktree and worktrees/ are too"},
         {"symlink-target-protected", Severity::Note,

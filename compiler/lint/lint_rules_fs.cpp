@@ -114,8 +114,9 @@ const FsRule *rule_deciding(const FsTrie &trie, const std::string &path) {
 // The nearest allow that gives `path` access in `trie` (its own or an ancestor's), with the
 // path it is written at; null when only read_scope = "all" does.
 const FsRule *granting_rule(const FsTrie &trie, const std::string &path, std::string &where) {
-    static constexpr std::array kAllows = {RuleKind::WritableRoot, RuleKind::PrivateTmp, RuleKind::ReadAllow,
-                                           RuleKind::GrantedSystem, RuleKind::Dev,       RuleKind::Proc};
+    static constexpr std::array kAllows = {RuleKind::WritableRoot,  RuleKind::PrivateTmp, RuleKind::PrivateDir,
+                                           RuleKind::ReadAllow,     RuleKind::GrantedSystem, RuleKind::Dev,
+                                           RuleKind::Proc};
     for (where = path;; where = parent_directory(where)) {
         if (const FsNode *node = trie.find(where))
             for (RuleKind kind : kAllows)
@@ -140,6 +141,8 @@ std::string already_because(const FsTrie &trie, const std::string &path, Level l
     case RuleKind::GrantedSystem: return "read_scope = \"granted\" already grants " + where;
     case RuleKind::Dev: return already + " in the sandbox's own /dev";
     case RuleKind::Proc: return already + " in the sandbox's own /proc (isolate_proc)";
+    case RuleKind::PrivateDir:
+        return already + " in the private directory " + quoted(where) + " (" + line_of(rule->pos, here) + ")";
     case RuleKind::ReadDeny:
     case RuleKind::WriteDeny:
     case RuleKind::PrivateTmp:  // skipped by check_allows: a grant there binds the host's path

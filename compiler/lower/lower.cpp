@@ -13,6 +13,7 @@
 #include "paths.h"
 #include "plan_origin.h"
 #include "plan_writer.h"
+#include "private_dirs.h"
 #include "seccomp_lower.h"
 #include "seccomp_rules.h"
 #include "syscall_rule_checks.h"
@@ -218,9 +219,9 @@ SourcePos policy_pos(const Policy &policy)
 
 std::vector<uint8_t> lower_unverified(const Policy &policy, const LowerOptions &options, Diagnostics &diags)
 {
-    if (!check_syscall_rules(policy, diags))
-        return {};
     const HostView &host = options.host != nullptr ? *options.host : real_host();
+    if (!check_syscall_rules(policy, diags) || !check_private_dirs(policy, host, diags))
+        return {};
     const FsTrie trie = build_fs_trie(policy, options.plan_path, &host);
     const FsLowering fs = lower_filesystem(policy, trie, host, diags);
     if (policy.broker && !credentials_dir_placeable(policy, fs, diags))

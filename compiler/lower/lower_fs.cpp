@@ -167,7 +167,7 @@ private:
             return TP_MNT_DEV;
         if (n.has_rule(RuleKind::Proc) && n.level == Level::Read)
             return TP_MNT_PROC;
-        if (n.has_rule(RuleKind::PrivateTmp) && n.level == Level::Write)
+        if ((n.has_rule(RuleKind::PrivateTmp) || n.has_rule(RuleKind::PrivateDir)) && n.level == Level::Write)
             return TP_MNT_TMPFS;
         if (n.has_rule(RuleKind::Credentials) && n.level == Level::Read)
             return TP_MNT_TMPFS;
@@ -212,7 +212,8 @@ private:
         const uint32_t op = decide(n, parent, fresh);
         if (op == TP_MNT_TMPFS || op == TP_MNT_BIND)
             fresh = op == TP_MNT_TMPFS && n.has_rule(RuleKind::PrivateTmp);
-        in_writable = in_writable || n.has_rule(RuleKind::WritableRoot) || n.has_rule(RuleKind::PrivateTmp);
+        in_writable = in_writable || n.has_rule(RuleKind::WritableRoot) || n.has_rule(RuleKind::PrivateTmp) ||
+                      n.has_rule(RuleKind::PrivateDir);
         warn_outside_roots(n, in_writable);
         if (symlink.empty() && parent != Level::Write && host_.kind(n.path) == HostKind::Symlink)
             symlink = n.path;

@@ -70,8 +70,9 @@ const FsRule *FsNode::find_rule(RuleKind kind) const
 const FsRule *FsNode::deciding_rule() const
 {
     static constexpr RuleKind kByPrecedence[] = {RuleKind::ReadDeny,     RuleKind::WriteDeny, RuleKind::WritableRoot,
-                                                 RuleKind::PrivateTmp,   RuleKind::ReadAllow, RuleKind::GrantedSystem,
-                                                 RuleKind::Dev,          RuleKind::Proc,      RuleKind::Credentials};
+                                                 RuleKind::PrivateTmp,   RuleKind::PrivateDir, RuleKind::ReadAllow,
+                                                 RuleKind::GrantedSystem, RuleKind::Dev,      RuleKind::Proc,
+                                                 RuleKind::Credentials};
     for (RuleKind kind : kByPrecedence)
         if (const FsRule *r = find_rule(kind))
             return r;
@@ -92,7 +93,8 @@ Level apply_rules(Level inherited, const std::vector<FsRule> &rules)
         case RuleKind::Dev:
         case RuleKind::Proc: floor = std::max(floor, Level::Read); break;
         case RuleKind::WritableRoot:
-        case RuleKind::PrivateTmp: floor = Level::Write; break;
+        case RuleKind::PrivateTmp:
+        case RuleKind::PrivateDir: floor = Level::Write; break;
         case RuleKind::WriteDeny: read_cap = true; break;
         case RuleKind::Credentials:
             floor = std::max(floor, Level::Read);
@@ -189,11 +191,17 @@ bool inside_writable_root(const Policy &policy, const std::string &path)
                        [&](const LocatedPath &root) { return path_is_within(path, root.value); });
 }
 
+// A file the sandbox could write, so one to protect: in a writable root, not in a private dir.
+bool needs_protection(const Policy &policy, const std::string &path)
+{
+    return inside_writable_root(policy, path) && !in_private_dir(policy, path);
+}
+
 // Whether any list of the policy names exactly `path`.
 bool names_path(const Policy &policy, const std::string &path)
 {
     for (const auto *list : {&policy.fs.read_allows, &policy.fs.read_denies, &policy.fs.writable_roots,
-                             &policy.fs.write_denies})
+                             &policy.fs.write_denies, &policy.fs.private_dirs})
         for (const LocatedPath &p : *list)
             if (p.value == path)
                 return true;
@@ -227,6 +235,12 @@ bool hidden_by_private_tmp(const Policy &policy, const std::string &path)
     return in_private_tmp_outside(policy, path, {&policy.fs.writable_roots, &policy.fs.read_allows});
 }
 
+bool in_private_dir(const Policy &policy, const std::string &path)
+{
+    return std::any_of(policy.fs.private_dirs.begin(), policy.fs.private_dirs.end(),
+                       [&](const LocatedPath &dir) { return path_is_within(path, dir.value); });
+}
+
 FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path, const HostView *host)
 {
     const bool granted = policy.fs.read_scope.value == ReadScope::Granted;
@@ -256,6 +270,7 @@ FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path, const H
     add_paths(trie, policy.fs.writable_roots, RuleKind::WritableRoot);
     add_paths(trie, policy.fs.read_denies, RuleKind::ReadDeny, policy.fs.file_targets, &policy);
     add_paths(trie, policy.fs.write_denies, RuleKind::WriteDeny, policy.fs.file_targets, &policy);
+    add_paths(trie, policy.fs.private_dirs, RuleKind::PrivateDir);
 
     // Host services listen on unix sockets under /run (D-Bus, Docker, ssh-agent): hidden unless
     // the policy names it, so that not even their names show. A rule beneath re-opens that
@@ -267,12 +282,12 @@ FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path, const H
     // An agent must not be able to weaken its own sandbox (docs/architecture.md, rule 4): nor the policy file nor
     // any file it included (a rules.tart beside the project is as much the policy).
     const SourcePos implied{policy.source_path, 0, 0};
-    if (!policy.source_path.empty() && inside_writable_root(policy, policy.source_path))
+    if (!policy.source_path.empty() && needs_protection(policy, policy.source_path))
         trie.add(policy.source_path, FsRule{RuleKind::WriteDeny, implied, true, true});
     for (size_t k = 1; k < policy.sources.size(); k++)
-        if (inside_writable_root(policy, policy.sources[k].absolute))
+        if (needs_protection(policy, policy.sources[k].absolute))
             trie.add(policy.sources[k].absolute, FsRule{RuleKind::WriteDeny, implied, true, true});
-    if (!plan_path.empty() && inside_writable_root(policy, plan_path))
+    if (!plan_path.empty() && needs_protection(policy, plan_path))
         trie.add(plan_path, FsRule{RuleKind::WriteDeny, implied, true, true});
 
     if (host != nullptr)

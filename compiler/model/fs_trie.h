@@ -5,7 +5,7 @@
 // and denies are caps on the level inherited from the parent, so at equal depth a deny beats
 // an allow (none > read > write in precedence):
 //   read_allow, granted system path  → at least Read     (allow inside a deny works)
-//   writable_root, private /tmp      → Write
+//   writable_root, private /tmp, dir → Write
 //   write_deny                       → at most Read      (never grants read by itself)
 //   credentials directory            → exactly Read      (its own read-only tmpfs)
 //   read_deny                        → None
@@ -39,6 +39,7 @@ enum class RuleKind : uint8_t {
     Dev,            // the private /dev the DEV step builds (Read)
     Proc,           // the fresh /proc of isolate_proc (Read)
     PrivateTmp,     // the private /tmp tmpfs of private_tmp (Write)
+    PrivateDir,     // a private tmpfs of private_dirs (Write); no other rule lies beneath it
     Credentials,    // the broker's credentials directory, TP_CREDENTIALS_DIR (Read: a read-only tmpfs)
 };
 
@@ -111,15 +112,19 @@ inline constexpr std::string_view kHostRunDir = "/run";
 // Such a deny is left out of the trie (no step, no Landlock rule) and reported as a note.
 bool hidden_by_private_tmp(const Policy &policy, const std::string &path);
 
+// Whether `path` is a private dir of `policy` or lies beneath one.
+bool in_private_dir(const Policy &policy, const std::string &path);
+
 class HostView;
 
 // The trie of `policy`, with the implied rules: the read scope, the granted system paths,
 // /dev, /proc (isolate_proc), /tmp (private_tmp, without the denies it makes moot), the
-// credentials directory ([broker]),
+// private dirs, the credentials directory ([broker]),
 // write denies on the policy file, on every file it included (Policy::sources) and on
 // `plan_path` when they lie inside a writable root, and, when `host` is given, the write
 // denies implied by what the host shows (a repository's git files, symlink targets:
-// implied_denies.h).
+// implied_denies.h). No implied deny is added in a private dir: the host's files there are
+// hidden from the sandbox already.
 FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path, const HostView *host = nullptr);
 
 // Path helpers on absolute, normalised paths.

@@ -2,8 +2,9 @@
 //
 // Only a few questions are asked: granted system paths that are symlinks become SYMLINK
 // steps, a write-deny target that is a regular file is materialized as a file, a directory
-// holding HEAD, objects/ and refs/ is a git directory, and the symlinks directly in a
-// write-denied directory are followed (implied_denies.h). Tests substitute a fake host.
+// holding HEAD, objects/ and refs/ is a git directory, the symlinks directly in a
+// write-denied directory are followed (implied_denies.h), and a private dir must be a
+// directory (private_dirs.h). Tests substitute a fake host.
 #pragma once
 
 #include <string>

@@ -102,10 +102,12 @@ void add_link_targets(const FsTrie &trie, const Policy &policy, const HostView &
     }
 }
 
-void add_all(FsTrie &trie, const Additions &additions)
+// A private dir hides the host's files beneath it from the sandbox: none needs a deny there.
+void add_all(FsTrie &trie, const Policy &policy, const Additions &additions)
 {
     for (const auto &[path, rule] : additions)
-        trie.add(path, rule);
+        if (!in_private_dir(policy, path))
+            trie.add(path, rule);
     trie.resolve();
 }
 
@@ -174,12 +176,12 @@ void add_implied_denies(FsTrie &trie, const Policy &policy, const HostView &host
     for (const LocatedPath &deny : policy.fs.write_denies)
         if (deny_in_writable_tree(trie, deny.value))
             add_git_files(trie, policy, host, deny, git);
-    add_all(trie, git);
+    add_all(trie, policy, git);
     Additions targets;
     for (const LocatedPath &deny : policy.fs.write_denies)
         if (deny_in_writable_tree(trie, deny.value))
             add_link_targets(trie, policy, host, deny, targets);
-    add_all(trie, targets);
+    add_all(trie, policy, targets);
 }
 
 }  // namespace tartaros

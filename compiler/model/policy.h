@@ -46,6 +46,9 @@ struct FilesystemPolicy {
     std::vector<std::string> file_targets;
     Located<bool> materialize{false, {}};
     Located<bool> private_tmp{false, {}};
+    // Directories that get an empty private tmpfs of the run's own (lower/private_dirs.h says
+    // where one may lie).
+    std::vector<LocatedPath> private_dirs;
 };
 
 // One `[process] rlimits` entry: a Linux resource limit the command starts with.

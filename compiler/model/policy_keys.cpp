@@ -51,6 +51,11 @@ constexpr PolicyKey kKeys[] = {
      "`true`: a private writable tmpfs on `/tmp`, discarded after the run, into which the writable "
      "roots and read allows beneath `/tmp` are bound from the host. `false`: the host's `/tmp`, see "
      "below"},
+    {"filesystem", "private_dirs", S::List, R::Path, "paths", "`[]`",
+     "directories that each get an empty, writable, private tmpfs for the run, like the private "
+     "`/tmp`: what the host has there is hidden, what the sandbox writes there is discarded after "
+     "the run, and the sandbox's unix sockets may live there (`tartaros run --private-dir`). Each "
+     "must be a directory when compiling; see [Private directories](#private-directories)"},
     {"process", "isolate_pids", S::Scalar, R::None, "boolean", "`true`",
      "private PID namespace: the command is PID 2 under a small init, host processes are invisible"},
     {"process", "isolate_proc", S::Scalar, R::None, "boolean", "`true`",

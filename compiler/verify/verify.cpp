@@ -143,7 +143,8 @@ public:
     {
         for (auto check : {&Verifier::open, &Verifier::check_sections, &Verifier::check_paths,
                            &Verifier::check_rules, &Verifier::check_mount_flags, &Verifier::check_order,
-                           &Verifier::check_anchors, &Verifier::check_probes, &Verifier::check_seccomp,
+                           &Verifier::check_anchors, &Verifier::check_private_filesystems,
+                           &Verifier::check_probes, &Verifier::check_seccomp,
                            &Verifier::check_network, &Verifier::check_broker, &Verifier::check_limits}) {
             if (Failure failure = (this->*check)(bytes))
                 return failure;
@@ -359,6 +360,43 @@ private:
                     return where + ": " + dir + " between it and its writable root is not pinned";
         }
         return std::nullopt;
+    }
+
+    // The private /tmp and every private dir are a fresh writable tmpfs of their own, not the
+    // host's directory made writable (the probes alone cannot tell the two apart); nothing is
+    // mounted into a private dir; and no other writable tmpfs exists.
+    Failure check_private_filesystems(const std::vector<uint8_t> &)
+    {
+        const auto is_private = [](const MountStep &s) {
+            return s.op == TP_MNT_TMPFS && (s.flags & TP_MNTF_CREDENTIALS) == 0;
+        };
+        std::set<std::string> wanted;
+        collect_private(trie_.root(), wanted);
+        for (size_t j = 0; j < mounts_.size(); j++) {
+            const MountStep &m = mounts_[j];
+            if (is_private(m) && wanted.count(m.path) == 0)
+                return "mount step " + std::to_string(j) + " (TMPFS " + m.path +
+                       ") is a private tmpfs the policy does not ask for";
+        }
+        for (const std::string &path : wanted) {
+            if (!earlier_step(mounts_.size(), path, is_private))
+                return path + " is private in the policy, but no private tmpfs is mounted there";
+            const FsNode *node = trie_.find(path);
+            if (!node->has_rule(RuleKind::PrivateDir))
+                continue;
+            for (const MountStep &m : mounts_)
+                if (m.path != path && path_is_within(m.path, path))
+                    return "the private dir " + path + " has " + op_name(m.op) + " " + m.path + " mounted into it";
+        }
+        return std::nullopt;
+    }
+
+    static void collect_private(const FsNode &n, std::set<std::string> &out)
+    {
+        if ((n.has_rule(RuleKind::PrivateTmp) || n.has_rule(RuleKind::PrivateDir)) && n.level == Level::Write)
+            out.insert(n.path);
+        for (const auto &[name, child] : n.children)
+            collect_private(*child, out);
     }
 
     template <class Pred>

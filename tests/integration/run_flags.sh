@@ -6,7 +6,7 @@
 # difference: a grant's benign case fails without it, a deny's escape works without it. A
 # conflicting --config is a refusal. Then what the table cannot say: --max-procs's stderr line
 # (a cgroup as root, RLIMIT_NPROC in the sandbox's user namespace as a user), what
-# --materialize and --private-tmp leave on the host, the plan's memfd not reaching the
+# --materialize, --private-tmp and --private-dir leave on the host, the plan's memfd not reaching the
 # command, and the exit statuses (78 with the signature, 125, 127, the command's own).
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
@@ -31,7 +31,8 @@ chmod 755 "$T/bin/tartaros-run"
 EXEC=$T/bin/tartaros-run
 
 W=$T/ws
-mkdir -p "$W/prot" "$T/secret/ok" "$T/pub"
+mkdir -p "$W/prot" "$W/.sockets" "$T/secret/ok" "$T/pub"
+echo planted >"$W/.sockets/planted"
 echo secret >"$T/secret/s"
 echo allowed >"$T/secret/ok/f"
 echo public >"$T/pub/p"
@@ -183,6 +184,10 @@ row --private-tmp grant "--write $W --private-tmp" "--write $W" \
     "t benign sh -c 'echo mine >/tmp/run-flags-tmp && grep -q mine /tmp/run-flags-tmp'" \
     "$PROBE escape read $hosttmp" "$DENIED_READ"
 check_not "--private-tmp: the sandbox's /tmp file is not in the host's /tmp" test -e /tmp/run-flags-tmp
+row --private-dir grant "--write $W --private-dir $W/.sockets" "--write $W" \
+    "t benign /usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' $W/.sockets/s" \
+    "$PROBE escape read $W/.sockets/planted" "$DENIED_READ"
+check_not "--private-dir: the sandbox's socket is not in the host's directory" test -e "$W/.sockets/s"
 row --deny-unix deny "--write $W --deny-unix" "--write $W" \
     "$SYSPROBE benign socket 2 1 0" \
     "$SYSPROBE escape socketpair 1 1 0" EPERM

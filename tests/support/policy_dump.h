@@ -69,6 +69,7 @@ private:
         out_ << '\n';
         flag("fs.materialize", fs.materialize);
         flag("fs.private_tmp", fs.private_tmp);
+        list("fs.private_dirs", fs.private_dirs);
     }
 
     void process(const ProcessPolicy &p) {

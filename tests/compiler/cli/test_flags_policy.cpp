@@ -72,7 +72,8 @@ TEST_CASE("flags: each path flag fills its list at the flag's position") {
     const Policy p = flags_only({{RunFlag::Write, "/w/a"},
                                  {RunFlag::ReadDeny, "/w/b"},
                                  {RunFlag::ReadAllow, "/w/c"},
-                                 {RunFlag::WriteDeny, "/w/a/d"}});
+                                 {RunFlag::WriteDeny, "/w/a/d"},
+                                 {RunFlag::PrivateDir, "/w/a/.sockets"}});
     CHECK(values(p.fs.writable_roots) == Strings{"/w/a"});
     CHECK(values(p.fs.read_denies) == Strings{"/w/b"});
     CHECK(values(p.fs.read_allows) == Strings{"/w/c"});
@@ -81,6 +82,8 @@ TEST_CASE("flags: each path flag fills its list at the flag's position") {
     CHECK(p.fs.writable_roots.front().pos.file == "--write");
     CHECK(p.fs.writable_roots.front().pos.line == 0);
     CHECK(p.fs.write_denies.front().pos.file == "--write-deny");
+    CHECK(values(p.fs.private_dirs) == Strings{"/w/a/.sockets"});
+    CHECK(p.fs.private_dirs.front().pos.file == "--private-dir");
     CHECK(p.source_path.empty());
     CHECK(p.version.value == 1);
 }
@@ -89,8 +92,11 @@ TEST_CASE("flags: relative paths resolve against the current directory and tilde
     const Policy p = flags_only({{RunFlag::Write, "ws"},
                                  {RunFlag::Write, "../up/./x/"},
                                  {RunFlag::ReadDeny, "~/.ssh"},
-                                 {RunFlag::WriteDeny, "~"}});
+                                 {RunFlag::WriteDeny, "~"},
+                                 {RunFlag::PrivateDir, "ws/.sockets/"},
+                                 {RunFlag::PrivateDir, "~/.cache/tool"}});
     CHECK(values(p.fs.writable_roots) == Strings{"/w/cwd/ws", "/w/up/x"});
+    CHECK(values(p.fs.private_dirs) == Strings{"/w/cwd/ws/.sockets", "/home/me/.cache/tool"});
     CHECK(values(p.fs.read_denies) == Strings{"/home/me/.ssh"});
     CHECK(values(p.fs.write_denies) == Strings{"/home/me"});
 }
@@ -101,7 +107,8 @@ TEST_CASE("flags: relative flag paths do not follow the config file's directory"
 }
 
 TEST_CASE("flags: a glob in any path flag is refused naming the flag") {
-    for (RunFlag flag : {RunFlag::Write, RunFlag::ReadDeny, RunFlag::ReadAllow, RunFlag::WriteDeny}) {
+    for (RunFlag flag :
+         {RunFlag::Write, RunFlag::ReadDeny, RunFlag::ReadAllow, RunFlag::WriteDeny, RunFlag::PrivateDir}) {
         const std::string name(run_option(flag).name);
         for (const char *glob : {"/w/*.pem", "/w/a?", "/w/[ab]", "/w/{a,b}"}) {
             const std::string got = refusals_of("", {{flag, glob}});
@@ -155,6 +162,7 @@ TEST_CASE("flags: read-deny of the root against the file's read_scope") {
 TEST_CASE("flags: lists add up with the file first and duplicates dropped") {
     const Policy p = merged(
         "version = 1\n[filesystem]\nwritable_roots = [\"/w/a\", \"/w/b\"]\nread_denies = [\"/w/s\"]\n"
+        "private_dirs = [\"/w/a/.s\"]\n"
         "[network]\nlocal_ports = [5432]\nallow_domains = [\"github.com\"]\n",
         {{RunFlag::Write, "/w/c"},
          {RunFlag::Write, "/w/a"},
@@ -165,8 +173,12 @@ TEST_CASE("flags: lists add up with the file first and duplicates dropped") {
          {RunFlag::Port, "6379"},
          {RunFlag::Port, "6379"},
          {RunFlag::AllowDomain, "GitHub.COM."},
-         {RunFlag::AllowDomain, "pypi.org"}});
+         {RunFlag::AllowDomain, "pypi.org"},
+         {RunFlag::PrivateDir, "/w/a/.s"},
+         {RunFlag::PrivateDir, "/w/c/.s"}});
     CHECK(values(p.fs.writable_roots) == Strings{"/w/a", "/w/b", "/w/c", "/w/d"});
+    CHECK(values(p.fs.private_dirs) == Strings{"/w/a/.s", "/w/c/.s"});
+    CHECK(p.fs.private_dirs[0].pos.line == 5);
     CHECK(p.fs.writable_roots[0].pos.line == 3);
     CHECK(p.fs.writable_roots[2].pos.file == "--write");
     CHECK(values(p.fs.read_denies) == Strings{"/w/s"});
@@ -436,7 +448,8 @@ TEST_CASE("flags: every policy row of the option table is applied by a test here
                                          RunFlag::WriteDeny,   RunFlag::Port,        RunFlag::AllowDomain,
                                          RunFlag::IsolatePids, RunFlag::IsolateProc, RunFlag::SeccompStrict,
                                          RunFlag::Materialize, RunFlag::MaxProcs,    RunFlag::InheritEnv,
-                                         RunFlag::Env,         RunFlag::PrivateTmp,  RunFlag::DenyUnix};
+                                         RunFlag::Env,         RunFlag::PrivateTmp,  RunFlag::DenyUnix,
+                                         RunFlag::PrivateDir};
     size_t policy_rows = 0;
     for (const RunOption &o : run_options()) {
         if (o.field.empty()) continue;

@@ -58,6 +58,7 @@ declare -A FIELD=(
     [--seccomp-strict]="[process] harden_syscalls" [--materialize]="[filesystem] materialize"
     [--max-procs]="[process] max_processes" [--inherit-env]="[env] inherit"
     [--env]="[env] passthrough, [env] set" [--private-tmp]="[filesystem] private_tmp"
+    [--private-dir]="[filesystem] private_dirs"
     [--deny-unix]="[network] deny_unix" [--log]="(the launcher)" [--config]="(the launcher)"
     [--strict]="(the launcher)" [--help]="(the launcher)"
 )

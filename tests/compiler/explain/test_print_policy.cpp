@@ -51,6 +51,7 @@ TEST_CASE("print_policy: a policy that sets nothing shows every default as a com
           "    # write_denies (default: none)\n"
           "    # materialize false; (default)\n"
           "    # private_tmp false; (default)\n"
+          "    # private_dirs (default: none)\n"
           "}\n"
           "\n"
           "network {\n"
@@ -97,6 +98,7 @@ TEST_CASE("print_policy: each setting is one statement, a longer list one elemen
     p.fs.file_targets = {"/home/u/.netrc", "/home/u/proj/.git/config"};
     p.fs.materialize = set(true);
     p.fs.private_tmp = set(false);
+    p.fs.private_dirs = {set<std::string>("/home/u/proj/.sockets")};
     CHECK(block(print_policy(p), "filesystem {") ==
           "filesystem {\n"
           "    read_scope granted;\n"
@@ -110,6 +112,7 @@ TEST_CASE("print_policy: each setting is one statement, a longer list one elemen
           "        file \"/home/u/proj/.git/config\";\n"
           "    materialize true;\n"
           "    private_tmp false;\n"
+          "    private_dirs \"/home/u/proj/.sockets\";\n"
           "}\n");
 }
 

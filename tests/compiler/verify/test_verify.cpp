@@ -216,7 +216,7 @@ struct Fixture {
     LowerOptions options;
     std::vector<uint8_t> plan;
 
-    explicit Fixture(Policy p = workspace_policy()) : policy(std::move(p))
+    explicit Fixture(Policy p = workspace_policy(), FakeHost h = {}) : host(std::move(h)), policy(std::move(p))
     {
         options.plan_path = "/w/plan.bin";
         options.host = &host;
@@ -395,6 +395,45 @@ TEST_CASE("verify: a dropped or misplaced mount step is refused")
     }
 }
 
+TEST_CASE("verify: a private dir is a fresh tmpfs of its own, with nothing mounted into it")
+{
+    Policy p = workspace_policy();
+    p.fs.private_dirs = {rule_at("/w/.sockets", 9)};
+    FakeHost host;
+    host.kinds["/w/.sockets"] = HostKind::Directory;
+    Fixture f(p, host);
+    CHECK(f.verify_edited([](Decoded &) {}) == "");
+    SUBCASE("the host's directory bound writable instead: every probe still sees write")
+    {
+        const std::string err = f.verify_edited([](Decoded &d) {
+            MountStep &s = step_at(d, TP_MNT_TMPFS, "/w/.sockets");
+            s.op = TP_MNT_BIND;
+            s.source = "/w/.sockets";
+            s.flags = 0;
+        });
+        CHECK(err == "/w/.sockets is private in the policy, but no private tmpfs is mounted there");
+    }
+    SUBCASE("the tmpfs dropped")
+    {
+        const std::string err = f.verify_edited([](Decoded &d) { drop_step(d, TP_MNT_TMPFS, "/w/.sockets"); });
+        CHECK(err == "/w/.sockets is private in the policy, but no private tmpfs is mounted there");
+    }
+    SUBCASE("a private tmpfs the policy does not ask for")
+    {
+        const std::string err =
+            f.verify_edited([](Decoded &d) { step_at(d, TP_MNT_TMPFS, "/w/.sockets").path = "/w/.other"; });
+        CHECK(err.find("(TMPFS /w/.other) is a private tmpfs the policy does not ask for") != std::string::npos);
+    }
+    SUBCASE("a host path bound into it")
+    {
+        const std::string err = f.verify_edited([](Decoded &d) {
+            d.mounts.push_back(MountStep{TP_MNT_BIND, TP_MNTF_RDONLY, "/w/.sockets/x", "/etc", "", {}});
+            d.mount_origins.push_back(tp_origin{});
+        });
+        CHECK(err == "the private dir /w/.sockets has BIND /w/.sockets/x mounted into it");
+    }
+}
+
 TEST_CASE("verify: Landlock without its scopes is refused")
 {
     Fixture f;
@@ -547,6 +586,7 @@ std::string describe(const Policy &p)
     list("deny", p.fs.read_denies);
     list("roots", p.fs.writable_roots);
     list("wdeny", p.fs.write_denies);
+    list("private", p.fs.private_dirs);
     return out;
 }
 
@@ -565,7 +605,13 @@ TEST_CASE("verify: random policies over a small path universe all lower and veri
     host.kinds = {{"/usr", HostKind::Directory},
                   {"/bin", HostKind::Symlink},
                   {"/lib", HostKind::Symlink},
-                  {"/home/u/w/policy.toml", HostKind::File}};
+                  {"/home/u/w/policy.toml", HostKind::File},
+                  {"/a/b", HostKind::Directory},
+                  {"/a/d", HostKind::Directory},
+                  {"/tmp/p", HostKind::Directory},
+                  {"/home/u/w", HostKind::Directory},
+                  {"/run/user", HostKind::Directory},
+                  {"/etc", HostKind::Directory}};
     host.links = {{"/bin", "usr/bin"}, {"/lib", "/usr/lib"}};
     std::mt19937 rng(20261130);
     auto coin = [&] { return (rng() & 1u) != 0; };
@@ -579,7 +625,7 @@ TEST_CASE("verify: random policies over a small path universe all lower and veri
         }
         return out;
     };
-    int broker_plans = 0;
+    int broker_plans = 0, private_plans = 0, private_refused = 0;
     for (int round = 0; round < 2000; round++) {
         Policy p;
         p.source_path = "/home/u/w/policy.toml";
@@ -597,6 +643,11 @@ TEST_CASE("verify: random policies over a small path universe all lower and veri
         options.host = &host;
         if (coin())
             p.broker = broker_workspace_policy().broker;
+        // Private dirs that exist on the host, wherever the picks put them (refused or not).
+        if (coin())
+            for (const LocatedPath &dir : pick())
+                if (host.kind(dir.value) == HostKind::Directory)
+                    p.fs.private_dirs.push_back(dir);
         Diagnostics diags;
         const std::vector<uint8_t> plan = lower_policy(p, options, diags);
         CAPTURE(round);
@@ -604,12 +655,21 @@ TEST_CASE("verify: random policies over a small path universe all lower and veri
         CAPTURE((diags.all().empty() ? std::string() : diags.all().back().message));
         // A broker's credentials directory needs a /run the sandbox makes: a policy that shows
         // the host's is refused, and nothing else is.
-        if (plan.empty() && p.broker) {
-            REQUIRE(diags.all().back().rule_id == "credentials-dir");
+        if (plan.empty() && p.broker && diags.all().back().rule_id == "credentials-dir")
+            continue;
+        // A private dir refused is refused for being one: nothing else about the policy.
+        if (plan.empty() && !p.fs.private_dirs.empty()) {
+            for (const Diagnostic &d : diags.all())
+                if (d.severity == Severity::Error)
+                    REQUIRE(d.rule_id == "private-dir");
+            private_refused++;
             continue;
         }
         REQUIRE(!plan.empty());
         broker_plans += p.broker.has_value();
+        private_plans += !p.fs.private_dirs.empty();
     }
     CHECK(broker_plans > 500);
+    CHECK(private_plans > 50);
+    CHECK(private_refused > 50);
 }
