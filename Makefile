@@ -4,7 +4,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build demo check check-sanitize bench clean
+.PHONY: all deps build demo check check-sanitize bench format clean
 
 all: build
 
@@ -31,6 +31,12 @@ check-sanitize: deps
 	cmake -S . -B $(BUILD)-sanitize -G Ninja -DTARTAROS_SANITIZE=ON
 	cmake --build $(BUILD)-sanitize -j $(JOBS)
 	cd $(BUILD)-sanitize && ctest --output-on-failure -j $(JOBS) -E '$(SANITIZE_SKIPS)'
+
+# Every C and C++ source through the one formatter (.clang-format); tests/format_check.sh
+# checks it.
+format:
+	find compiler enforcer ir proxy shared tests bench \( -name '*.cpp' -o -name '*.h' -o -name '*.c' \) -print0 | \
+	    xargs -0 clang-format -i
 
 bench: build
 	./bench/startup.sh $(BUILD)

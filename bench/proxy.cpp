@@ -150,8 +150,7 @@ Fd listen_loopback(uint16_t port)
 {
     Fd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     sockaddr_in a = loopback(port);
-    if (!fd || bind(fd.get(), reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 ||
-        listen(fd.get(), SOMAXCONN) != 0)
+    if (!fd || bind(fd.get(), reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || listen(fd.get(), SOMAXCONN) != 0)
         fail("listen on 127.0.0.1");
     return fd;
 }
@@ -313,8 +312,8 @@ class Proxy {
 public:
     Proxy(const std::string &path, Upstream u) : port_(free_port())
     {
-        child_.spawn({path, "--listen", "127.0.0.1:" + std::to_string(port_), "--allow", kName,
-                      "--host", std::string(kName) + "=127.0.0.1", "--ports",
+        child_.spawn({path, "--listen", "127.0.0.1:" + std::to_string(port_), "--allow", kName, "--host",
+                      std::string(kName) + "=127.0.0.1", "--ports",
                       std::to_string(u.stream_port) + "," + std::to_string(u.echo_port)});
         wait_listening();
     }
@@ -383,8 +382,8 @@ Fd open_path(uint16_t proxy_port, uint16_t target)
     if (fd && proxy_port && !(send_connect(fd.get(), target) && read_connect_reply(fd.get())))
         fd.reset();
     if (!fd)
-        fail(std::string(proxy_port ? "CONNECT through the proxy" : "connect") + " to port " +
-             std::to_string(target) + " failed");
+        fail(std::string(proxy_port ? "CONNECT through the proxy" : "connect") + " to port " + std::to_string(target) +
+             " failed");
     return fd;
 }
 
@@ -490,9 +489,7 @@ struct Many {
 
 size_t alive(const std::vector<Fd> &fds)
 {
-    return static_cast<size_t>(std::count_if(fds.begin(), fds.end(), [](const Fd &f) {
-        return static_cast<bool>(f);
-    }));
+    return static_cast<size_t>(std::count_if(fds.begin(), fds.end(), [](const Fd &f) { return static_cast<bool>(f); }));
 }
 
 // Runs step on every connection still alive; a connection whose step fails is closed and
@@ -544,8 +541,8 @@ void raise_fd_limit(size_t conns)
     setrlimit(RLIMIT_NOFILE, &rl);
     errno = 0;
     if (rl.rlim_cur < 2 * conns + 64)
-        fail("RLIMIT_NOFILE hard limit " + std::to_string(rl.rlim_cur) + " is too low for " +
-             std::to_string(conns) + " connections");
+        fail("RLIMIT_NOFILE hard limit " + std::to_string(rl.rlim_cur) + " is too low for " + std::to_string(conns) +
+             " connections");
 }
 
 std::string first_line(const std::string &path)
@@ -575,11 +572,10 @@ void print_machine()
     char date[32];
     time_t t = time(nullptr);
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&t));
-    std::printf("machine: %ld cores, %s, kernel %s, %s, load %s\n",
-                sysconf(_SC_NPROCESSORS_ONLN), cpu_model().c_str(), un.release, date, (l1 + " " + l5 + " " + l15).c_str());
+    std::printf("machine: %ld cores, %s, kernel %s, %s, load %s\n", sysconf(_SC_NPROCESSORS_ONLN), cpu_model().c_str(),
+                un.release, date, (l1 + " " + l5 + " " + l15).c_str());
     if (std::strtod(l1.c_str(), nullptr) >= 1)
-        std::printf("warning: the machine is busy (load %s): other work shares the CPUs\n",
-                    l1.c_str());
+        std::printf("warning: the machine is busy (load %s): other work shares the CPUs\n", l1.c_str());
 }
 
 // One table row: both values with `digits` decimals, then the ratio, or the difference when
@@ -594,35 +590,31 @@ void row(const char *what, double d, double t, const char *unit, int digits, boo
     std::printf("| %s | %.*f %s | %.*f %s | %s |\n", what, digits, d, unit, digits, t, unit, cmp);
 }
 
-void print_table(uint64_t bytes, const Throughput &th, const Pair &rt, const Many &md, const Many &mt,
-                 long rss_idle)
+void print_table(uint64_t bytes, const Throughput &th, const Pair &rt, const Many &md, const Many &mt, long rss_idle)
 {
     const Pair &tp = th.mib_s;
     std::string mib = std::to_string(bytes >> 20) + " MiB";
     std::string n = std::to_string(tp.direct.size()), k = std::to_string(rt.direct.size());
     std::printf("\n| measure | direct loopback | through tartaros-proxy | tunnel vs direct |\n"
                 "|---|---:|---:|---:|\n");
-    row(("throughput, one " + mib + " stream, best of " + n).c_str(), quantile(tp.direct, 1),
-        quantile(tp.tunnel, 1), "MiB/s", 0, false);
-    row(("throughput, median of " + n).c_str(), quantile(tp.direct, .5), quantile(tp.tunnel, .5),
+    row(("throughput, one " + mib + " stream, best of " + n).c_str(), quantile(tp.direct, 1), quantile(tp.tunnel, 1),
         "MiB/s", 0, false);
+    row(("throughput, median of " + n).c_str(), quantile(tp.direct, .5), quantile(tp.tunnel, .5), "MiB/s", 0, false);
     double gib = static_cast<double>(bytes) * static_cast<double>(tp.direct.size()) / (1 << 30);
-    row("CPU seconds per GiB streamed, all processes", th.cpu_direct / gib, th.cpu_tunnel / gib,
-        "s", 2, false);
-    row(("1-byte round trip, median of " + k).c_str(), quantile(rt.direct, .5),
-        quantile(rt.tunnel, .5), "µs", 1, true);
+    row("CPU seconds per GiB streamed, all processes", th.cpu_direct / gib, th.cpu_tunnel / gib, "s", 2, false);
+    row(("1-byte round trip, median of " + k).c_str(), quantile(rt.direct, .5), quantile(rt.tunnel, .5), "µs", 1, true);
     row("1-byte round trip, p99", quantile(rt.direct, .99), quantile(rt.tunnel, .99), "µs", 1, true);
     std::printf("| %zu connections at once: set up (tunnel: CONNECT answered) | %zu in %.0f ms | "
-                "%zu in %.0f ms | %.2f |\n", md.asked,
-                md.opened, md.open_ms, mt.opened, mt.open_ms, mt.open_ms / md.open_ms);
-    std::printf("| ... then one ping-pong on each | %zu ok in %.0f ms | %zu ok in %.0f ms | %.2f |\n",
-                md.pinged, md.ping_ms, mt.pinged, mt.ping_ms, mt.ping_ms / md.ping_ms);
-    std::printf("| proxy RSS: idle / with the %zu tunnels open | | %.1f / %.1f MiB | |\n",
-                mt.opened, static_cast<double>(rss_idle) / 1024,
-                static_cast<double>(mt.rss_open_kib) / 1024);
+                "%zu in %.0f ms | %.2f |\n",
+                md.asked, md.opened, md.open_ms, mt.opened, mt.open_ms, mt.open_ms / md.open_ms);
+    std::printf("| ... then one ping-pong on each | %zu ok in %.0f ms | %zu ok in %.0f ms | %.2f |\n", md.pinged,
+                md.ping_ms, mt.pinged, mt.ping_ms, mt.ping_ms / md.ping_ms);
+    std::printf("| proxy RSS: idle / with the %zu tunnels open | | %.1f / %.1f MiB | |\n", mt.opened,
+                static_cast<double>(rss_idle) / 1024, static_cast<double>(mt.rss_open_kib) / 1024);
     double ratio = quantile(tp.tunnel, 1) / quantile(tp.direct, 1);
     std::printf("\ntarget: throughput through the tunnel >= 0.80 of direct loopback: "
-                "%s (%.2f, best of %s)\n", ratio >= 0.8 ? "met" : "NOT met", ratio, n.c_str());
+                "%s (%.2f, best of %s)\n",
+                ratio >= 0.8 ? "met" : "NOT met", ratio, n.c_str());
 }
 
 unsigned long long arg(int argc, char **argv, int i, unsigned long long dflt)
@@ -639,8 +631,7 @@ unsigned long long arg(int argc, char **argv, int i, unsigned long long dflt)
 int run(int argc, char **argv)
 {
     if (argc < 2 || argc > 6)
-        throw std::runtime_error(
-            "usage: bench_proxy PROXY_BINARY [BYTES [REPEATS [ROUNDTRIPS [TUNNELS]]]]");
+        throw std::runtime_error("usage: bench_proxy PROXY_BINARY [BYTES [REPEATS [ROUNDTRIPS [TUNNELS]]]]");
     uint64_t bytes = arg(argc, argv, 2, 1ull << 30);
     int repeats = static_cast<int>(arg(argc, argv, 3, 5));
     int round_trips = static_cast<int>(arg(argc, argv, 4, 20000));

@@ -30,7 +30,7 @@ void *arena_alloc(size_t size)
 {
     size = (size + 15u) & ~(size_t)15u;
     if (size > kChunkSize / 4)
-        return map_chunk(size);  /* large blocks get their own mapping, already zeroed */
+        return map_chunk(size); /* large blocks get their own mapping, already zeroed */
     if (size > g_arena.left) {
         g_arena.next = (char *)map_chunk(kChunkSize);
         g_arena.left = kChunkSize;

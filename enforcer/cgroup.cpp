@@ -22,7 +22,7 @@ namespace {
 unsigned wanted_limits(const cgroup_wants *wants)
 {
     return (wants->pids_max ? cg_bit(CG_PIDS) : 0) | (wants->memory_max ? cg_bit(CG_MEMORY) : 0) |
-           (wants->cpu_quota_us ? cg_bit(CG_CPU) : 0);
+        (wants->cpu_quota_us ? cg_bit(CG_CPU) : 0);
 }
 
 /* Which controllers get a cgroup: the wanted limits, the freezer whenever anything is made,
@@ -109,8 +109,7 @@ bool write_limits(const cg_dir *dir, const cgroup_wants *wants, char *why, size_
         !(v2 ? cg_v2_write_memory : cg_v1_write_memory)(dir->path, wants->memory_max, why, why_size))
         return false;
     if ((dir->controllers & cg_bit(CG_CPU)) && wants->cpu_quota_us != 0 &&
-        !(v2 ? cg_v2_write_cpu : cg_v1_write_cpu)(dir->path, wants->cpu_quota_us, wants->cpu_period_us, why,
-                                                  why_size))
+        !(v2 ? cg_v2_write_cpu : cg_v1_write_cpu)(dir->path, wants->cpu_quota_us, wants->cpu_period_us, why, why_size))
         return false;
     return true;
 }

@@ -35,11 +35,11 @@
 
 /* What the run wants of cgroups. */
 struct cgroup_wants {
-    uint64_t pids_max;       /* tasks, the enforcer's helpers included; 0 = no limit */
-    uint64_t memory_max;     /* bytes; 0 = no limit */
-    uint32_t cpu_quota_us;   /* 0 = no limit */
+    uint64_t pids_max;     /* tasks, the enforcer's helpers included; 0 = no limit */
+    uint64_t memory_max;   /* bytes; 0 = no limit */
+    uint32_t cpu_quota_us; /* 0 = no limit */
     uint32_t cpu_period_us;
-    bool kill_switch;        /* a cgroup even without limits: no PID namespace ends leftovers */
+    bool kill_switch; /* a cgroup even without limits: no PID namespace ends leftovers */
 };
 
 /* The run's cgroups once created. */
@@ -49,8 +49,8 @@ struct cgroup_run;
  * switch when available), writes the limits. NULL with `why` filled when any wanted limit (or
  * the kill switch) could not be set up; then nothing is left behind. With nothing wanted, an
  * empty run on which the other calls do nothing. Allocates from the arena. */
-cgroup_run *cgroup_create(const cgroup_host *host, const cgroup_probe *probe, const cgroup_wants *wants,
-                          char *why, size_t why_size);
+cgroup_run *cgroup_create(const cgroup_host *host, const cgroup_probe *probe, const cgroup_wants *wants, char *why,
+                          size_t why_size);
 
 /* Supervisor: moves `pid` (init, still waiting for its release) into every run cgroup. */
 bool cgroup_attach(cgroup_run *run, pid_t pid, char *why, size_t why_size);
@@ -67,9 +67,9 @@ void cgroup_start_warden(cgroup_run *run);
 
 /* What the kernel counted in the run's cgroups; read before cgroup_finish removes them. */
 struct cgroup_events {
-    uint64_t oom_kills;      /* processes the OOM killer ended (memory.events / memory.oom_control) */
-    uint64_t pids_refused;   /* forks refused at pids.max (pids.events "max") */
-    uint64_t memory_peak;    /* bytes (memory.peak / memory.max_usage_in_bytes); 0 = unknown */
+    uint64_t oom_kills;    /* processes the OOM killer ended (memory.events / memory.oom_control) */
+    uint64_t pids_refused; /* forks refused at pids.max (pids.events "max") */
+    uint64_t memory_peak;  /* bytes (memory.peak / memory.max_usage_in_bytes); 0 = unknown */
 };
 void cgroup_read_events(const cgroup_run *run, cgroup_events *out);
 

@@ -24,35 +24,35 @@ inline constexpr const char *kCgName[CG_CONTROLLER_COUNT] = {"pids", "memory", "
 /* One cgroup of the run: the v2 one (all v2 controllers and cgroup.kill), or one per v1
  * hierarchy (co-mounted controllers such as cpu,cpuacct share it). */
 struct cg_dir {
-    const char *path;       /* <parent>/tartaros-<pid> */
-    int version;            /* 1 or 2 */
-    unsigned controllers;   /* cg_bit() of each controller it carries */
+    const char *path;     /* <parent>/tartaros-<pid> */
+    int version;          /* 1 or 2 */
+    unsigned controllers; /* cg_bit() of each controller it carries */
 };
 
 /* The v2 leaf move (cgroup.h), when it was made. */
 struct cg_leaf {
-    const char *own;        /* the caller's v2 cgroup; NULL when there was no move */
-    const char *leaf;       /* own/tartaros-<pid>.supervisor */
-    char disable[32];       /* "-pids -memory -cpu": what to write back to own's subtree_control */
+    const char *own;  /* the caller's v2 cgroup; NULL when there was no move */
+    const char *leaf; /* own/tartaros-<pid>.supervisor */
+    char disable[32]; /* "-pids -memory -cpu": what to write back to own's subtree_control */
 };
 
 struct cgroup_run {
     cg_dir dirs[CG_CONTROLLER_COUNT];
     int ndirs;
     cg_leaf leaf;
-    const char *const *fake_files;  /* cgroup_host::fake_files */
-    uint32_t finished;              /* set (release) by cgroup_finish once all is removed */
-    int warden_pidfd;               /* the supervisor's pidfd, for the warden to copy */
-    pid_t warden_pid;               /* 0 until the warden is started */
+    const char *const *fake_files; /* cgroup_host::fake_files */
+    uint32_t finished;             /* set (release) by cgroup_finish once all is removed */
+    int warden_pidfd;              /* the supervisor's pidfd, for the warden to copy */
+    pid_t warden_pid;              /* 0 until the warden is started */
     bool finish_called;
 };
 
 /* What cg_cleanup could not do. */
 struct cg_cleanup_report {
-    long left[CG_CONTROLLER_COUNT];       /* processes still in dirs[i] at the end */
-    long rmdir_err[CG_CONTROLLER_COUNT];  /* -errno of rmdir of dirs[i]; 0 = gone */
-    long leaf_err;                        /* -errno of the failed leaf-undo step; 0 = undone */
-    const char *leaf_step;                /* which step failed */
+    long left[CG_CONTROLLER_COUNT];      /* processes still in dirs[i] at the end */
+    long rmdir_err[CG_CONTROLLER_COUNT]; /* -errno of rmdir of dirs[i]; 0 = gone */
+    long leaf_err;                       /* -errno of the failed leaf-undo step; 0 = undone */
+    const char *leaf_step;               /* which step failed */
 };
 
 /* Raw (see the top). Kills every process in the run's cgroups (v2 cgroup.kill or freeze and
@@ -62,8 +62,8 @@ void cg_cleanup(const cgroup_run *run, cg_cleanup_report *out);
 
 /* Raw file access to control files. `dir` + "/" + `file` must fit in kCgPathMax. */
 constexpr size_t kCgPathMax = 1024;
-long cg_write(const char *dir, const char *file, const char *text);            /* 0 or -errno */
-long cg_read(const char *dir, const char *file, char *buf, size_t size);       /* length or -errno */
+long cg_write(const char *dir, const char *file, const char *text);      /* 0 or -errno */
+long cg_read(const char *dir, const char *file, char *buf, size_t size); /* length or -errno */
 bool cg_exists(const char *dir, const char *file);
 /* fn(pid, arg) for each pid listed in dir/file; the number of pids or -errno. */
 long cg_for_each_pid(const char *dir, const char *file, void (*fn)(pid_t, void *), void *arg);

@@ -36,7 +36,7 @@ bool cg_v1_write_memory(const char *dir, uint64_t bytes, char *why, size_t why_s
         return false;
     /* memory+swap = memory: no swap beyond the limit (the file exists with swap accounting) */
     return !cg_exists(dir, "memory.memsw.limit_in_bytes") ||
-           cg_write_limit(dir, "memory.memsw.limit_in_bytes", num, why, why_size);
+        cg_write_limit(dir, "memory.memsw.limit_in_bytes", num, why, why_size);
 }
 
 /* The period first: the kernel checks the quota against the period in force. */
@@ -46,7 +46,7 @@ bool cg_v1_write_cpu(const char *dir, uint32_t quota_us, uint32_t period_us, cha
     cg_utoa(quota_us, quota);
     cg_utoa(period_us, period);
     return cg_write_limit(dir, "cpu.cfs_period_us", period, why, why_size) &&
-           cg_write_limit(dir, "cpu.cfs_quota_us", quota, why, why_size);
+        cg_write_limit(dir, "cpu.cfs_quota_us", quota, why, why_size);
 }
 
 void cg_v1_read_events(const cg_dir *dir, cgroup_events *out)

@@ -81,7 +81,7 @@ void cg_v2_read_events(const cg_dir *dir, cgroup_events *out)
     if (dir->controllers & cg_bit(CG_MEMORY)) {
         read_text(dir->path, "memory.events", text, sizeof text);
         out->oom_kills += cg_key_value(text, "oom_kill");
-        read_text(dir->path, "memory.peak", text, sizeof text);  /* Linux 5.19+ */
+        read_text(dir->path, "memory.peak", text, sizeof text); /* Linux 5.19+ */
         uint64_t peak = strtoull(text, nullptr, 10);
         out->memory_peak = peak > out->memory_peak ? peak : out->memory_peak;
     }
@@ -128,7 +128,7 @@ bool cg_v2_leaf_move(cgroup_run *run, const char *own, pid_t self, unsigned enab
         cg_remove(leaf, run->fake_files);
         return false;
     }
-    run->leaf.own = arena_strdup(own);  /* the probe it came from may not outlive the run */
+    run->leaf.own = arena_strdup(own); /* the probe it came from may not outlive the run */
     run->leaf.leaf = leaf;
     return true;
 }
@@ -146,7 +146,7 @@ long cg_v2_undo_leaf(const cg_leaf *leaf, const char *const *fake_files, const c
     move_back m = {leaf->own, 0};
     err = cg_for_each_pid(leaf->leaf, "cgroup.procs", move_one_back, &m);
     if (err == -ENOENT)
-        return 0;  /* undone before (the leaf is gone) */
+        return 0; /* undone before (the leaf is gone) */
     if (err < 0 || m.err != 0) {
         *step = "cgroup.procs";
         return err < 0 ? err : m.err;

@@ -34,7 +34,7 @@ namespace {
 
 constexpr unsigned kEmptyWaitMs = 2000;
 constexpr unsigned kBusyWaitMs = 500;
-constexpr int kRemoveDir = 0x200;  /* AT_REMOVEDIR */
+constexpr int kRemoveDir = 0x200; /* AT_REMOVEDIR */
 
 /* dir + "/" + file (file may be ""); false when it does not fit. */
 bool join(const char *dir, const char *file, char *out)
@@ -92,7 +92,7 @@ void wait_for_exit(int pidfd)
         if (ready > 0)
             return;
         if (ready != -EINTR && ready != 0)
-            raw_sleep_ms(100);  /* ENOMEM and the like: try again, never clean up early */
+            raw_sleep_ms(100); /* ENOMEM and the like: try again, never clean up early */
     }
 }
 

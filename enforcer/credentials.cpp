@@ -22,10 +22,10 @@
 
 namespace {
 
-constexpr const char *kSize = "64k";    /* the token is at most TBS_MAX_VALUE (16 KiB) */
-constexpr const char *kInodes = "4";    /* the directory, the token, and no room to grow */
-constexpr uint64_t kSealed = kuapi::MOUNT_ATTR_RDONLY | kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV |
-                             kuapi::MOUNT_ATTR_NOEXEC;
+constexpr const char *kSize = "64k"; /* the token is at most TBS_MAX_VALUE (16 KiB) */
+constexpr const char *kInodes = "4"; /* the directory, the token, and no room to grow */
+constexpr uint64_t kSealed =
+    kuapi::MOUNT_ATTR_RDONLY | kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV | kuapi::MOUNT_ATTR_NOEXEC;
 
 /* The token file in the detached tmpfs `mnt`; exactly 0400 whatever the umask. */
 bool write_token(int mnt, const char *token, size_t len)
@@ -65,10 +65,10 @@ int make_credentials(const run_ctx *ctx, const char *token, size_t len, const ch
         *what = "tmpfs";
         return -1;
     }
-    *what = !write_token(mnt, token, len)          ? "writing " TP_BROKER_TOKEN_FILE
-            : !close_directory(mnt)                ? "chmod 0500"
-            : !set_mount_attrs(mnt, kSealed, false) ? "mount_setattr(read-only)"
-                                                   : nullptr;
+    *what = !write_token(mnt, token, len)       ? "writing " TP_BROKER_TOKEN_FILE
+        : !close_directory(mnt)                 ? "chmod 0500"
+        : !set_mount_attrs(mnt, kSealed, false) ? "mount_setattr(read-only)"
+                                                : nullptr;
     if (*what == nullptr)
         return mnt;
     int err = errno;
@@ -84,7 +84,7 @@ void step_credentials(mount_tree *t, const tp_mount *m)
     size_t len = 0;
     const char *token = secrets_token(&len);
     if (token == nullptr)
-        return;  /* the broker does not run (preflight reported why): no token to give */
+        return; /* the broker does not run (preflight reported why): no token to give */
     const char *what = nullptr;
     int mnt = make_credentials(t->ctx, token, len, &what);
     if (mnt < 0)

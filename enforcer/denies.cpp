@@ -84,18 +84,14 @@ void mask_first_missing(const mount_tree *t, const tp_mount *m, const anchored &
 void deny_at_walk_end(mount_tree *t, const tp_mount *m, const anchored &a, const walk_result &r, protect_fn protect)
 {
     switch (r.end) {
-    case WALK_FOUND:
-        return protect(t, m, r.fd, step_path(t, m));
-    case WALK_SYMLINK:
-        return deny_through_symlink(t, m, a, protect);
-    case WALK_NOT_DIR:
-        return bind_onto_itself(t, m, r.fd, kReadOnlyBind);
+    case WALK_FOUND: return protect(t, m, r.fd, step_path(t, m));
+    case WALK_SYMLINK: return deny_through_symlink(t, m, a, protect);
+    case WALK_NOT_DIR: return bind_onto_itself(t, m, r.fd, kReadOnlyBind);
     case WALK_MISSING:
         if ((m->op == TP_MNT_MASK) && (m->flags & TP_MNTF_OPTIONAL) && !(m->flags & TP_MNTF_MASK_ABSENT))
             return;
         return mask_first_missing(t, m, a, r);
-    case WALK_FAILED:
-        return step_failed(t, m, "walk from its writable root", r.error);
+    case WALK_FAILED: return step_failed(t, m, "walk from its writable root", r.error);
     }
 }
 
@@ -193,7 +189,7 @@ int make_placeholder_file(int dir, const char *name, const char *content, size_t
         return fd;
     int err = errno;
     close(fd);
-    unlinkat(dir, name, 0);  /* a short placeholder (an empty commondir) would break git */
+    unlinkat(dir, name, 0); /* a short placeholder (an empty commondir) would break git */
     errno = err ? err : EIO;
     return -1;
 }
@@ -221,10 +217,10 @@ void make_placeholder(const mount_tree *t, const tp_mount *m, uint32_t index)
         const char *name = slash ? slash + 1 : rel;
         int dir = slash ? open_beneath(a.fd, arena_strndup(rel, (size_t)(slash - rel)), O_PATH | O_DIRECTORY, 0)
                         : fcntl(a.fd, F_DUPFD_CLOEXEC, 3);
-        int made = dir < 0                                  ? -1
-                   : (m->flags & TP_MNTF_MATERIALIZE_DIR) ? make_placeholder_dir(dir, name)
-                                                          : make_placeholder_file(dir, name, tp_plan_str(t->ctx->plan,
-                                                                                  m->source), m->source.len);
+        int made = dir < 0 ? -1
+            : (m->flags & TP_MNTF_MATERIALIZE_DIR)
+            ? make_placeholder_dir(dir, name)
+            : make_placeholder_file(dir, name, tp_plan_str(t->ctx->plan, m->source), m->source.len);
         struct stat st;
         if (made < 0 || fstat(made, &st) != 0)
             step_failed(t, m, "placeholder", errno);
@@ -246,7 +242,7 @@ void check_before_materialize(const mount_tree *t, const tp_mount *m)
         return;
     anchored a = open_anchor(t, m, t->host_root);
     if (a.fd < 0)
-        return;  /* the step reports it */
+        return; /* the step reports it */
     walk_result r = walk_beneath(a.fd, a.rel);
     if (r.end == WALK_SYMLINK)
         check_symlinked_target(t, m, a);
@@ -344,6 +340,7 @@ void note_git_protections(const mount_tree *t)
         note("%s: config, commondir, config.worktree and worktrees/ are read-only like its hooks, so that git runs "
              "nothing the sandbox wrote; here git config, git remote add, git branch -u and git worktree add fail "
              "(\"could not write config file ...: Device or resource busy\", \"could not create directory of "
-             "...worktrees/...: Read-only file system\")", gitdir);
+             "...worktrees/...: Read-only file system\")",
+             gitdir);
     }
 }

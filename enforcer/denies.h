@@ -8,15 +8,15 @@
 #include "mount_tree.h"
 #include "paths.h"
 
-constexpr uint64_t kSealedFile = kuapi::MOUNT_ATTR_RDONLY | kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV |
-                                 kuapi::MOUNT_ATTR_NOEXEC;
+constexpr uint64_t kSealedFile =
+    kuapi::MOUNT_ATTR_RDONLY | kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV | kuapi::MOUNT_ATTR_NOEXEC;
 constexpr uint64_t kReadOnlyBind = kuapi::MOUNT_ATTR_RDONLY | kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV;
 constexpr uint64_t kPinBind = kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV;
 
 struct anchored {
-    const char *anchor;  /* the writable root, in the sandbox */
-    const char *rel;     /* the target below it */
-    int fd;              /* O_PATH of the anchor, or -1 with errno */
+    const char *anchor; /* the writable root, in the sandbox */
+    const char *rel;    /* the target below it */
+    int fd;             /* O_PATH of the anchor, or -1 with errno */
 };
 
 /* Opens the step's anchor from `root`; preflight checked that the path lies beneath it. */

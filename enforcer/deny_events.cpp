@@ -7,8 +7,8 @@
 #include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 
 #include "bpf_interp.h"
 #include "effect_log.h"
@@ -19,9 +19,9 @@
 
 namespace {
 
-constexpr uint32_t kPerSyscall = 16;  /* events per system call number */
-constexpr uint32_t kTotal = 1000;     /* events in all */
-constexpr uint32_t kNumbers = 512;    /* counted by number; higher ones share the last slot */
+constexpr uint32_t kPerSyscall = 16; /* events per system call number */
+constexpr uint32_t kTotal = 1000;    /* events in all */
+constexpr uint32_t kNumbers = 512;   /* counted by number; higher ones share the last slot */
 
 uint32_t g_counts[kNumbers];
 uint64_t g_denied, g_recorded;
@@ -170,8 +170,7 @@ const char *deny_events_unavailable_reason(const tp_plan *plan)
     return nullptr;
 }
 
-bool deny_event_answer(const tp_bpf_insn *prog, uint32_t len, int listener, const kuapi::seccomp_notif &n,
-                       int32_t *err)
+bool deny_event_answer(const tp_bpf_insn *prog, uint32_t len, int listener, const kuapi::seccomp_notif &n, int32_t *err)
 {
     tp_seccomp_data d = {(uint32_t)n.data.nr, n.data.arch, n.data.instruction_pointer, {}};
     for (int i = 0; i < 6; i++)

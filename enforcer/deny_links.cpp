@@ -104,8 +104,7 @@ const char *describe_unfollowed(const char *anchor, const followed_path &f)
     int n = link ? snprintf(text, sizeof text, "the symlink %s -> %s", below_anchor(anchor, link->path), link->target)
                  : snprintf(text, sizeof text, "a symlink on its path");
     if (f.end == FOLLOW_MISSING)
-        snprintf(text + n, sizeof text - (size_t)n, " leads to %s, which does not exist",
-                 below_anchor(anchor, f.path));
+        snprintf(text + n, sizeof text - (size_t)n, " leads to %s, which does not exist", below_anchor(anchor, f.path));
     else
         snprintf(text + n, sizeof text - (size_t)n, " cannot be followed beneath the writable root %s: %s", anchor,
                  f.why);
@@ -121,7 +120,8 @@ void report_unfollowed(const mount_tree *t, const tp_mount *m, const char *ancho
     if (must_not_degrade(t->ctx, mount_step_required(t->ctx->plan, m)))
         refuse("%s %s%s cannot be protected: %s; run without --strict to degrade", mount_step_label(t->ctx->plan, m),
                step_path(t, m), origin, why);
-    warn("%s %s%s not enforced: %s; only the symlink is masked", mount_step_label(t->ctx->plan, m), step_path(t, m), origin, why);
+    warn("%s %s%s not enforced: %s; only the symlink is masked", mount_step_label(t->ctx->plan, m), step_path(t, m),
+         origin, why);
 }
 
 /* An optional mask whose target is absent is skipped, as for a direct target. */
@@ -135,8 +135,7 @@ bool materializes(const tp_mount *m)
     return (m->flags & (TP_MNTF_MATERIALIZE_DIR | TP_MNTF_MATERIALIZE_FILE)) != 0;
 }
 
-void protect_followed(mount_tree *t, const tp_mount *m, const char *anchor, const followed_path &f,
-                      protect_fn protect)
+void protect_followed(mount_tree *t, const tp_mount *m, const char *anchor, const followed_path &f, protect_fn protect)
 {
     pin_directories_above(t, m, anchor, f.path);
     for (int i = 0; i < f.link_count; i++)
@@ -181,7 +180,7 @@ void check_link(mount_tree *t, const tp_mount *m, const anchored &a, const char 
     const char *link = below_anchor(a.anchor, rel);
     int obj = open_in_root(t->root, link, O_PATH);
     if (obj < 0 && errno != ENOENT)
-        return;  /* ENOTDIR, ELOOP, EACCES: nothing the sandbox can create there */
+        return; /* ENOTDIR, ELOOP, EACCES: nothing the sandbox can create there */
     bool writable = obj < 0 || on_writable_mount(obj);
     if (obj >= 0)
         close(obj);
@@ -191,7 +190,8 @@ void check_link(mount_tree *t, const tp_mount *m, const anchored &a, const char 
     if (f.end == FOLLOW_FOUND) {
         protect_followed(t, m, a.anchor, f, bind_read_only);
         note("%s: the symlink %s leads to %s, which the plan does not protect (changed since it was compiled): "
-             "made read-only for this run", mount_step_label(t->ctx->plan, m), link, below_anchor(a.anchor, f.path));
+             "made read-only for this run",
+             mount_step_label(t->ctx->plan, m), link, below_anchor(a.anchor, f.path));
         return;
     }
     char origin[64];
@@ -201,7 +201,8 @@ void check_link(mount_tree *t, const tp_mount *m, const anchored &a, const char 
                "leaves the writable root); recompile the policy, or run without --strict to degrade",
                mount_step_label(t->ctx->plan, m), step_path(t, m), origin, link);
     warn("%s %s%s: the symlink %s leads where the sandbox can write and cannot be protected (it dangles or leaves "
-         "the writable root)", mount_step_label(t->ctx->plan, m), step_path(t, m), origin, link);
+         "the writable root)",
+         mount_step_label(t->ctx->plan, m), step_path(t, m), origin, link);
 }
 
 /* Each symlink directly in `dir`, the step's target (a.rel below the anchor). */
@@ -268,10 +269,10 @@ void materialize_through_symlink(const mount_tree *t, const tp_mount *m, const a
 {
     followed_path f = follow_beneath(a.fd, a.rel);
     if (f.end != FOLLOW_MISSING)
-        return;  /* there already, or not beneath the anchor: the step reports that */
+        return; /* there already, or not beneath the anchor: the step reports that */
     size_t n = f.existing_len;
-    int dir = n ? open_beneath(a.fd, arena_strndup(f.path, n), O_PATH | O_DIRECTORY, 0)
-                : fcntl(a.fd, F_DUPFD_CLOEXEC, 3);
+    int dir =
+        n ? open_beneath(a.fd, arena_strndup(f.path, n), O_PATH | O_DIRECTORY, 0) : fcntl(a.fd, F_DUPFD_CLOEXEC, 3);
     int made = dir >= 0 ? create_beneath(dir, f.path + n + (n ? 1 : 0), (m->flags & TP_MNTF_MATERIALIZE_DIR) != 0,
                                          kuapi::RESOLVE_NO_XDEV)
                         : -1;
@@ -288,7 +289,7 @@ void mask_symlinks_met(mount_tree *t)
     for (const deferred_mask *d = t->symlink_masks; d != nullptr; d = d->next) {
         int fd = reopen_below(t, d->anchor, d->rel, WALK_SYMLINK);
         if (fd < 0)
-            continue;  /* covered by a later step's mount: out of reach already */
+            continue; /* covered by a later step's mount: out of reach already */
         mask_with_devnull(t, d->step, fd);
         close(fd);
     }

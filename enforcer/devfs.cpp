@@ -13,8 +13,8 @@
 
 #include "mount_steps.h"
 #include "paths.h"
-#include "stdio_fds.h"
 #include "report.h"
+#include "stdio_fds.h"
 #include "syscalls.h"
 
 namespace {
@@ -26,15 +26,15 @@ struct dev_symlink {
     const char *target;
 };
 constexpr dev_symlink kDevSymlinks[] = {
-    {"ptmx", "pts/ptmx"},         {"fd", "/proc/self/fd"},         {"stdin", "/proc/self/fd/0"},
+    {"ptmx", "pts/ptmx"},          {"fd", "/proc/self/fd"},       {"stdin", "/proc/self/fd/0"},
     {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"},
 };
 
 constexpr uint64_t kNoSuidDevExec = kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV | kuapi::MOUNT_ATTR_NOEXEC;
 
 /* Mounts a new filesystem at `path` (created if it lies in a tmpfs the enforcer made). */
-int mount_new_filesystem(mount_tree *t, const char *path, const char *type, const fs_option *options,
-                         size_t count, uint64_t attrs)
+int mount_new_filesystem(mount_tree *t, const char *path, const char *type, const fs_option *options, size_t count,
+                         uint64_t attrs)
 {
     int target = mountpoint_for(t, path, true);
     if (target < 0)
@@ -64,13 +64,13 @@ bool attach_in_dev(int mnt, int dev, const char *name)
 bool bind_dev_node(int dev, const char *name, int node)
 {
     return mknodat(dev, name, S_IFREG | 0666, 0) == 0 &&
-           set_mount_attrs(node, kuapi::MOUNT_ATTR_RDONLY | kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NOEXEC, true) &&
-           attach_in_dev(node, dev, name);
+        set_mount_attrs(node, kuapi::MOUNT_ATTR_RDONLY | kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NOEXEC, true) &&
+        attach_in_dev(node, dev, name);
 }
 
 /* Mounts `type` on the new directory `name` of the new /dev. */
-bool mount_in_dev(int dev, const char *name, mode_t mode, const char *type, const fs_option *options,
-                  size_t count, uint64_t attrs)
+bool mount_in_dev(int dev, const char *name, mode_t mode, const char *type, const fs_option *options, size_t count,
+                  uint64_t attrs)
 {
     if (mkdirat(dev, name, mode) != 0)
         return false;
@@ -167,8 +167,8 @@ void step_proc(mount_tree *t, const tp_mount *m)
 void step_tmpfs(mount_tree *t, const tp_mount *m)
 {
     const fs_option mode = {"mode", "1777"};
-    int tmpfs = mount_new_filesystem(t, step_path(t, m), "tmpfs", &mode, 1,
-                                     kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV);
+    int tmpfs =
+        mount_new_filesystem(t, step_path(t, m), "tmpfs", &mode, 1, kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV);
     if (tmpfs < 0)
         step_failed(t, m, "tmpfs", errno);
     else

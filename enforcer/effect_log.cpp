@@ -25,13 +25,13 @@ namespace {
 
 constexpr int kMaxLosses = 64;
 constexpr int kMaxWarnings = 32;
-constexpr size_t kEventBytes = 8192;  /* a warning, limit or run_end event */
+constexpr size_t kEventBytes = 8192; /* a warning, limit or run_end event */
 
 struct loss_entry {
     const char *what;
     const char *needs;
     const char *why;
-    const char *instead;  /* NULL: nothing carries it */
+    const char *instead; /* NULL: nothing carries it */
 };
 
 /* Written by the supervisor only (effect_log.h: memory). */
@@ -41,10 +41,10 @@ struct log_state {
     pid_t supervisor;
     plan_identity file;
     char run_id[17];
-    struct timespec start;  /* CLOCK_MONOTONIC when the log was opened */
+    struct timespec start; /* CLOCK_MONOTONIC when the log was opened */
     const run_ctx *ctx;
-    bool started;           /* run_start written */
-    bool released;          /* ... just before init was released (else the run never began) */
+    bool started;  /* run_start written */
+    bool released; /* ... just before init was released (else the run never began) */
     bool ended;
     loss_entry losses[kMaxLosses];
     int loss_count;
@@ -66,8 +66,7 @@ bool in_supervisor()
 bool still_the_log(int fd)
 {
     struct stat st;
-    return raw_syscall2(SYS_fstat, fd, (long)&st) == 0 && st.st_dev == g_log.file.dev &&
-           st.st_ino == g_log.file.ino;
+    return raw_syscall2(SYS_fstat, fd, (long)&st) == 0 && st.st_dev == g_log.file.dev && st.st_ino == g_log.file.ino;
 }
 
 void make_run_id(char out[17])
@@ -114,7 +113,7 @@ uint64_t timeval_ms(const struct timeval &tv)
 
 size_t text_bytes(const char *s)
 {
-    return s ? strlen(s) * 6 + 8 : 8;  /* the worst escape of each byte, quotes, comma */
+    return s ? strlen(s) * 6 + 8 : 8; /* the worst escape of each byte, quotes, comma */
 }
 
 /* Enough for every string of run_start escaped at worst, and the fixed fields. */
@@ -131,7 +130,8 @@ size_t run_start_bytes(const run_ctx *ctx, const char *cwd)
         n += text_bytes(g_log.warnings[i]);
     const tp_plan *plan = ctx->plan;
     if (plan->meta != nullptr)
-        n += text_bytes(tp_plan_str(plan, plan->meta->policy_path)) + text_bytes(tp_plan_str(plan, plan->meta->compiler));
+        n += text_bytes(tp_plan_str(plan, plan->meta->policy_path)) +
+            text_bytes(tp_plan_str(plan, plan->meta->compiler));
     return n;
 }
 
@@ -165,8 +165,8 @@ struct ns_name {
     const char *name;
 };
 constexpr ns_name kNamespaceNames[] = {
-    {CLONE_NEWUSER, "user_namespace"}, {CLONE_NEWNS, "mount_namespace"}, {CLONE_NEWPID, "pid_namespace"},
-    {CLONE_NEWNET, "network_namespace"}, {CLONE_NEWIPC, "ipc_namespace"}, {CLONE_NEWUTS, "uts_namespace"},
+    {CLONE_NEWUSER, "user_namespace"},     {CLONE_NEWNS, "mount_namespace"}, {CLONE_NEWPID, "pid_namespace"},
+    {CLONE_NEWNET, "network_namespace"},   {CLONE_NEWIPC, "ipc_namespace"},  {CLONE_NEWUTS, "uts_namespace"},
     {CLONE_NEWCGROUP, "cgroup_namespace"},
 };
 
@@ -309,11 +309,10 @@ void effect_log_open(run_ctx *ctx)
     const int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK;
     kuapi::open_how how = {(uint64_t)flags, 0600, kuapi::RESOLVE_NO_SYMLINKS};
     int fd = sys_openat2(AT_FDCWD, path, &how);
-    if (fd < 0 && errno == ENOSYS)  /* before Linux 5.6: the last component only (docs/effect-log.md) */
+    if (fd < 0 && errno == ENOSYS) /* before Linux 5.6: the last component only (docs/effect-log.md) */
         fd = open(path, flags | O_NOFOLLOW, 0600);
     if (fd < 0 && errno == ELOOP)
-        refuse("cannot open the effect log %s: a component of its path is a symlink (give the log's real path)",
-               path);
+        refuse("cannot open the effect log %s: a component of its path is a symlink (give the log's real path)", path);
     if (fd < 0)
         refuse("cannot open the effect log %s: %s", path, strerror(errno));
     struct stat st;
@@ -322,8 +321,8 @@ void effect_log_open(run_ctx *ctx)
     if (!S_ISREG(st.st_mode))
         refuse("cannot open the effect log %s: not a regular file", path);
     if (st.st_nlink > 1)
-        refuse("cannot open the effect log %s: it has %lu hard links, and the sandbox might see another one",
-               path, (unsigned long)st.st_nlink);
+        refuse("cannot open the effect log %s: it has %lu hard links, and the sandbox might see another one", path,
+               (unsigned long)st.st_nlink);
     if (fcntl(fd, F_SETFL, O_APPEND) != 0)
         refuse("cannot open the effect log %s: %s", path, strerror(errno));
     g_log.fd = fd;

@@ -4,11 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -33,20 +33,20 @@ constexpr const char kProxyName[] = "tartaros-proxy";
 struct proxy_start {
     const char *path;
     char **argv;
-    int inherit[5 + 256];  /* fds that must survive the exec: the channel, the plan, the log, the
+    int inherit[5 + 256]; /* fds that must survive the exec: the channel, the plan, the log, the
                               notes, the broker's secrets and one per exposed port (the plan
                               reader's limit) */
     int inherit_count;
     pid_t supervisor;
-    const cgroup_run *cgroup;  /* the run's cgroup the proxy joins before it executes; or NULL */
-    bool protect;              /* ... and memory_max is in it: make the proxy no OOM victim */
-    const char *failed_step;   /* set by the child with exec_result: what failed */
-    long exec_result;          /* -errno, set by the child when it cannot execute */
+    const cgroup_run *cgroup; /* the run's cgroup the proxy joins before it executes; or NULL */
+    bool protect;             /* ... and memory_max is in it: make the proxy no OOM victim */
+    const char *failed_step;  /* set by the child with exec_result: what failed */
+    long exec_result;         /* -errno, set by the child when it cannot execute */
 };
 
 proxy_start g_start;
 pid_t g_proxy = -1;
-int g_notes = -1;  /* the read end of the proxy's notes (shared/net_channel.h) */
+int g_notes = -1; /* the read end of the proxy's notes (shared/net_channel.h) */
 alignas(16) char g_proxy_stack[16 << 10];
 
 /* The proxy sits next to tartaros-exec, as in the build tree's bin/ and an installation. */
@@ -123,7 +123,7 @@ char **proxy_argv(const run_ctx *ctx, const char *path, int channel)
     push(&a, path);
     push2(&a, "--channel", number((unsigned long)channel));
     pass_fd(&a, "--plan-fd", plan_memfd(plan));
-    if (ctx->broker)  /* the values travel in their own sealed memfd, never in the plan */
+    if (ctx->broker) /* the values travel in their own sealed memfd, never in the plan */
         pass_fd(&a, "--broker-secrets", secrets_memfd());
     for (uint32_t i = 0; i < plan->net_port_count; i++) {
         const tp_net_port *p = &plan->net_ports[i];
@@ -144,7 +144,7 @@ char **proxy_argv(const run_ctx *ctx, const char *path, int channel)
     pass_fd(&a, "--notes", notes[1]);
     if (ctx->strict)
         push(&a, "--strict");
-    int log = effect_log_dup();  /* the proxy's network events (effect_log.h) */
+    int log = effect_log_dup(); /* the proxy's network events (effect_log.h) */
     if (log >= 0) {
         pass_fd(&a, "--effect-log", log);
         push2(&a, "--run-id", effect_log_run_id());
@@ -161,7 +161,7 @@ int proxy_entry(void *)
     raw_syscall6(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0);
     if (raw_syscall2(SYS_getppid, 0, 0) != g_start.supervisor)
         raw_syscall2(SYS_exit, 127, 0);
-    raw_syscall2(SYS_setsid, 0, 0);  /* the terminal's Ctrl-C is the command's, not the proxy's */
+    raw_syscall2(SYS_setsid, 0, 0); /* the terminal's Ctrl-C is the command's, not the proxy's */
     uint64_t none = 0;
     raw_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&none, 0, sizeof none);
     /* Into the run's cgroup before the first page of its own: its memory, tasks and CPU are
@@ -247,7 +247,7 @@ void copy_notes()
         len += n > 0 ? (size_t)n : 0;
     }
     while (len > 0 && buf[len - 1] != '\n')
-        len--;  /* a cut line is dropped, never printed half */
+        len--; /* a cut line is dropped, never printed half */
     for (size_t i = 0; i < len; i++)
         if (buf[i] != '\n' && (buf[i] < 0x20 || buf[i] > 0x7e))
             buf[i] = '?';

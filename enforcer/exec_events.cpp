@@ -5,9 +5,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "effect_log.h"
 #include "raw.h"
@@ -18,7 +18,7 @@ namespace {
 constexpr size_t kLineBytes = 64u << 10;   /* one exec line at most; longer argv is cut */
 constexpr size_t kStringBytes = 32u << 10; /* one path or argument at most */
 constexpr size_t kMaxArgs = 4096;
-constexpr uint64_t kPage = 4096;           /* x86_64, the only architecture of the plan */
+constexpr uint64_t kPage = 4096; /* x86_64, the only architecture of the plan */
 constexpr int kAtFdcwd = -100;
 
 char g_line[kLineBytes];
@@ -31,10 +31,10 @@ char g_where[4096];
  * starred. */
 constexpr uint64_t kPrime = (1ull << 61) - 1;
 struct {
-    uint64_t hash;      /* of the token */
-    uint64_t base;      /* random, in [2^20, 2^61 - 2] */
-    uint64_t top;       /* base^(len-1) mod kPrime: what the byte leaving the window weighs */
-    size_t len;         /* 0: nothing hidden */
+    uint64_t hash; /* of the token */
+    uint64_t base; /* random, in [2^20, 2^61 - 2] */
+    uint64_t top;  /* base^(len-1) mod kPrime: what the byte leaving the window weighs */
+    size_t len;    /* 0: nothing hidden */
 } g_hidden;
 
 long rsys(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0)
@@ -45,14 +45,14 @@ long rsys(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, l
 uint64_t mulmod(uint64_t a, uint64_t b)
 {
     unsigned __int128 x = (unsigned __int128)a * b;
-    uint64_t r = (uint64_t)(x & kPrime) + (uint64_t)(x >> 61);  /* < 2^62: one more fold */
+    uint64_t r = (uint64_t)(x & kPrime) + (uint64_t)(x >> 61); /* < 2^62: one more fold */
     r = (r & kPrime) + (r >> 61);
     return r >= kPrime ? r - kPrime : r;
 }
 
 uint64_t addmod(uint64_t a, uint64_t b)
 {
-    uint64_t r = a + b;  /* both < 2^61: no overflow */
+    uint64_t r = a + b; /* both < 2^61: no overflow */
     return r >= kPrime ? r - kPrime : r;
 }
 
@@ -72,7 +72,7 @@ void hide_token(size_t len)
     if (n == 0 || len < n)
         return;
     uint64_t h = fingerprint(g_text, n);
-    size_t i = 0;  /* the window is g_text[i, i + n) */
+    size_t i = 0; /* the window is g_text[i, i + n) */
     for (;;) {
         if (h == g_hidden.hash) {
             for (size_t k = 0; k < n; k++)
@@ -152,7 +152,7 @@ void proc_link_field(jsonl::line &l, const char *key, uint32_t pid, const char *
 void found_field(jsonl::line &l, uint32_t pid, long len, long dirfd, bool proc_shows_sandbox)
 {
     if (len == 0) {
-        jsonl::field_bool(l, "found", dirfd >= 0);  /* fexecve: the descriptor is the file */
+        jsonl::field_bool(l, "found", dirfd >= 0); /* fexecve: the descriptor is the file */
         return;
     }
     long base = AT_FDCWD;
@@ -211,8 +211,7 @@ bool argv_field(jsonl::line &l, uint32_t pid, uint64_t argv)
 void exec_events_hide(const char *token, size_t len)
 {
     uint64_t random = 0;
-    if (token == nullptr || len < 16 ||
-        rsys(SYS_getrandom, (long)&random, sizeof random, 0) != (long)sizeof random)
+    if (token == nullptr || len < 16 || rsys(SYS_getrandom, (long)&random, sizeof random, 0) != (long)sizeof random)
         return;
     g_hidden.base = (1ull << 20) + random % (kPrime - 1 - (1ull << 20));
     g_hidden.hash = fingerprint(token, len);

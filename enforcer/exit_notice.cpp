@@ -29,7 +29,7 @@ void exit_notice_arm(exit_notice *n)
 {
     if (n == nullptr)
         return;
-    n->futex = (uint32_t)syscall(SYS_gettid) & kuapi::FUTEX_TID_MASK;  /* as the kernel names init */
+    n->futex = (uint32_t)syscall(SYS_gettid) & kuapi::FUTEX_TID_MASK; /* as the kernel names init */
     n->entry.next = &n->head.list;
     n->head.list.next = &n->entry;
     n->head.futex_offset = (long)offsetof(exit_notice, futex) - (long)offsetof(exit_notice, entry);
@@ -63,10 +63,10 @@ bool exit_notice_wait(exit_notice *n, int *code, void (*woken)())
             break;
         /* FUTEX_WAITERS tells the kernel to wake us when it marks the owner dead. */
         uint32_t waiting = v | kuapi::FUTEX_WAITERS;
-        if (v != waiting && !__atomic_compare_exchange_n(&n->futex, &v, waiting, false, __ATOMIC_ACQ_REL,
-                                                         __ATOMIC_ACQUIRE))
+        if (v != waiting &&
+            !__atomic_compare_exchange_n(&n->futex, &v, waiting, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             continue;
-        raw_futex_wait(&n->futex, waiting);  /* raw: init may be running C code (raw.h) */
+        raw_futex_wait(&n->futex, waiting); /* raw: init may be running C code (raw.h) */
     }
     if (!__atomic_load_n(&n->posted, __ATOMIC_ACQUIRE))
         return false;

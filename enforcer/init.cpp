@@ -78,7 +78,7 @@ void end_leftover_children()
     for (;;) {
         int fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
         if (fd < 0)
-            return;  /* no /proc in the sandbox (every plan mounts one): nothing to see */
+            return; /* no /proc in the sandbox (every plan mounts one): nothing to see */
         char list[4096];
         ssize_t n = read(fd, list, sizeof list - 1);
         close(fd);
@@ -109,8 +109,7 @@ void return_to(const char *cwd)
 {
     if (cwd != nullptr && chdir(cwd) == 0)
         return;
-    warn("the working directory %s is not visible in the sandbox; the command starts in /",
-         cwd ? cwd : "(unknown)");
+    warn("the working directory %s is not visible in the sandbox; the command starts in /", cwd ? cwd : "(unknown)");
     if (chdir("/") != 0)
         fail(EXIT_STARTUP, "chdir /: %s", strerror(errno));
 }
@@ -151,7 +150,7 @@ void watch_for_supervisor_death(const run_ctx *ctx)
     if (ctx->pid_ns)
         return;
     struct sigaction sa = {};
-    sa.sa_handler = on_supervisor_gone;  /* no SA_RESTART: it interrupts waitpid */
+    sa.sa_handler = on_supervisor_gone; /* no SA_RESTART: it interrupts waitpid */
     sigemptyset(&sa.sa_mask);
     sigaction(kSupervisorGone, &sa, nullptr);
     sigset_t held;
@@ -177,7 +176,7 @@ void watch_for_supervisor_death(const run_ctx *ctx)
             continue;
         }
         if (pid < 0)
-            _exit(EXIT_STARTUP);  /* ECHILD: cannot happen while the command is our child */
+            _exit(EXIT_STARTUP); /* ECHILD: cannot happen while the command is our child */
         if (pid == command) {
             if (!ctx->pid_ns)
                 end_leftover_children();
@@ -223,14 +222,14 @@ void init_main(run_ctx *ctx, int release_fd, int status_fd)
         const char *token = secrets_token(&token_len);
         exec_events_hide(token, token_len);
     }
-    secrets_forget_token();  /* in the credentials directory now, if anywhere */
+    secrets_forget_token(); /* in the credentials directory now, if anywhere */
     mediator_prepare(ctx, launch.pid > 0);
     /* Built while the early command may still be making the network namespace. */
     int ruleset = landlock_build(ctx);
     if (ctx->clone_flags & CLONE_NEWUTS)
         set_hostname(ctx);
     pid_t command = launch_command(ctx, &launch, ruleset, cwd);
-    mediator_start(ctx);  /* in the finished tree, with init's capabilities */
+    mediator_start(ctx); /* in the finished tree, with init's capabilities */
     /* From here on init holds nothing worth taking: no fds, no capabilities, not ptrace-able
      * (launch_command made this address space non-dumpable before the command could exec). */
     report_to_supervisor(-1);

@@ -172,12 +172,12 @@ struct seccomp_notif_sizes {
     uint16_t seccomp_notif_resp;
     uint16_t seccomp_data;
 };
-constexpr unsigned long SECCOMP_IOCTL_NOTIF_RECV = 0xc0502100ul;    /* _IOWR('!', 0, seccomp_notif) */
-constexpr unsigned long SECCOMP_IOCTL_NOTIF_SEND = 0xc0182101ul;    /* _IOWR('!', 1, seccomp_notif_resp) */
-constexpr unsigned long SECCOMP_IOCTL_NOTIF_ID_VALID = 0x40082102ul; /* _IOW('!', 2, __u64) */
+constexpr unsigned long SECCOMP_IOCTL_NOTIF_RECV = 0xc0502100ul;      /* _IOWR('!', 0, seccomp_notif) */
+constexpr unsigned long SECCOMP_IOCTL_NOTIF_SEND = 0xc0182101ul;      /* _IOWR('!', 1, seccomp_notif_resp) */
+constexpr unsigned long SECCOMP_IOCTL_NOTIF_ID_VALID = 0x40082102ul;  /* _IOW('!', 2, __u64) */
 constexpr unsigned long SECCOMP_IOCTL_NOTIF_SET_FLAGS = 0x40082104ul; /* _IOW('!', 4, __u64), Linux 6.6 */
 constexpr uint64_t SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP = 1;
-constexpr uint32_t SECCOMP_USER_NOTIF_FLAG_CONTINUE = 1u;              /* Linux 5.5 */
+constexpr uint32_t SECCOMP_USER_NOTIF_FLAG_CONTINUE = 1u; /* Linux 5.5 */
 
 /* Capabilities the connect mediator keeps. */
 constexpr unsigned CAP_SYS_PTRACE = 19;

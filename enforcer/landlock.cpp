@@ -114,7 +114,7 @@ struct fd_batch {
 
 void close_batch(fd_batch *b)
 {
-    for (int i = 1; i < b->count; i++)  /* insertion sort: at most 64, nearly sorted */
+    for (int i = 1; i < b->count; i++) /* insertion sort: at most 64, nearly sorted */
         for (int j = i; j > 0 && b->fds[j - 1] > b->fds[j]; j--) {
             int t = b->fds[j];
             b->fds[j] = b->fds[j - 1];
@@ -160,7 +160,7 @@ void add_expanded_rules(const run_ctx *ctx, int ruleset, const tp_landlock_path 
                 continue;
             int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
             if (fd < 0)
-                continue;  /* removed since the listing: nothing to grant */
+                continue; /* removed since the listing: nothing to grant */
             add_entry_rule(ctx, ruleset, r, fd, d->d_type);
             keep_for_batch(&opened, fd);
         }
@@ -198,9 +198,9 @@ uint64_t landlock_fs_rights(unsigned abi)
     if (abi == 0)
         return 0;
     if (abi == 1)
-        return TP_LL_FS_REFER - 1;     /* EXECUTE .. MAKE_SYM */
+        return TP_LL_FS_REFER - 1; /* EXECUTE .. MAKE_SYM */
     if (abi == 2)
-        return TP_LL_FS_TRUNCATE - 1;  /* + REFER */
+        return TP_LL_FS_TRUNCATE - 1; /* + REFER */
     if (abi <= 4)
         return TP_LL_FS_IOCTL_DEV - 1; /* + TRUNCATE */
     return TP_LL_FS_ALL_ABI7;          /* + IOCTL_DEV */
@@ -214,7 +214,7 @@ void landlock_check_paths(const run_ctx *ctx)
         const tp_landlock_path *r = &ctx->plan->landlock_paths[i];
         struct stat st;
         if ((r->flags & TP_MNTF_OPTIONAL) || stat(rule_path(ctx, r), &st) == 0)
-            continue;  /* an optional path is looked at only when its rule is added */
+            continue; /* an optional path is looked at only when its rule is added */
         refuse_rule(ctx, r, "stat", errno);
     }
 }

@@ -28,10 +28,10 @@
 namespace {
 
 enum launch_state : uint32_t {
-    LAUNCH_WORKING = 0,   /* the early command makes the network and IPC namespaces and
+    LAUNCH_WORKING = 0,  /* the early command makes the network and IPC namespaces and
                              installs the connect filter (mediator.h) */
-    LAUNCH_NET_DONE = 1,  /* ... and waits; net_result says how it went */
-    LAUNCH_GO = 2         /* init has joined it: the command runs */
+    LAUNCH_NET_DONE = 1, /* ... and waits; net_result says how it went */
+    LAUNCH_GO = 2        /* init has joined it: the command runs */
 };
 
 /* What init and the command share. */
@@ -178,8 +178,8 @@ pid_t launch_command(run_ctx *ctx, command_launch *launch, int ruleset, const ch
     mediator_start_before_command(ctx);
     g_channel = {LAUNCH_GO, 1, 0, ctx, getpid(), ruleset, nullptr};
     /* CLONE_VFORK: init sleeps until the command has executed or exited. */
-    pid_t pid = clone(late_entry, g_command_stack + sizeof g_command_stack, CLONE_VM | CLONE_VFORK | SIGCHLD,
-                      &g_channel);
+    pid_t pid =
+        clone(late_entry, g_command_stack + sizeof g_command_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &g_channel);
     if (pid < 0)
         fail(EXIT_STARTUP, "cannot start the command: clone: %s", strerror(errno));
     return pid;

@@ -27,7 +27,7 @@
 constexpr unsigned long kLateNamespaces = CLONE_NEWNET | CLONE_NEWIPC;
 
 struct command_launch {
-    pid_t pid;   /* > 0: the command was started early and is waiting */
+    pid_t pid; /* > 0: the command was started early and is waiting */
     int pidfd;
 };
 

@@ -24,17 +24,15 @@
 
 namespace {
 
-constexpr const char kUsage[] =
-    "usage: tartaros-exec [--strict] [--log FILE] PLAN.bin|--plan-fd N -- CMD [ARGS...]";
+constexpr const char kUsage[] = "usage: tartaros-exec [--strict] [--log FILE] PLAN.bin|--plan-fd N -- CMD [ARGS...]";
 
 struct arguments {
     bool strict;
-    const char *log_path;  /* --log: the effect log, or NULL */
-    int plan_fd;           /* --plan-fd: the plan in an open file (tartaros run's memfd), or -1 */
+    const char *log_path; /* --log: the effect log, or NULL */
+    int plan_fd;          /* --plan-fd: the plan in an open file (tartaros run's memfd), or -1 */
     const char *plan_path;
     char *const *command;
 };
-
 
 [[noreturn]] void usage_error(const char *what)
 {
@@ -114,7 +112,7 @@ int main(int argc, char **argv)
     ctx.gid = getegid();
     ctx.caller_is_root = ctx.uid == 0;
 
-    effect_log_open(&ctx);  /* before anything can refuse for the host: a refusal is logged too */
+    effect_log_open(&ctx); /* before anything can refuse for the host: a refusal is logged too */
     preflight(&ctx);
     return run_supervisor(&ctx);
 }

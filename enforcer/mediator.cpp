@@ -30,27 +30,27 @@
 #include "exec_events.h"
 #include "kuapi.h"
 #include "raw.h"
-#include "text_append.h"
 #include "report.h"
 #include "send_calls.h"
 #include "socket_calls.h"
+#include "text_append.h"
 
 namespace {
 
-constexpr uint32_t kMaxAddress = 128;  /* sizeof(struct sockaddr_storage): the kernel's limit */
+constexpr uint32_t kMaxAddress = 128; /* sizeof(struct sockaddr_storage): the kernel's limit */
 
 /* What the mediator knows, set by init before the clone and never written after (with
  * g_socket_view, socket_calls.h). */
 struct mediator_setup {
-    int listener;             /* the listener, in init's fd table (the early command made it); or */
-    int handoff;              /* its end of the hand-off socketpair the late command sends it over */
-    int log_fd;               /* the effect log, kept for exec events (exec_events.h); -1 = none */
-    const tp_bpf_insn *plan_prog;  /* with denied-syscall events: the plan's filter (deny_events.h) */
+    int listener;                 /* the listener, in init's fd table (the early command made it); or */
+    int handoff;                  /* its end of the hand-off socketpair the late command sends it over */
+    int log_fd;                   /* the effect log, kept for exec events (exec_events.h); -1 = none */
+    const tp_bpf_insn *plan_prog; /* with denied-syscall events: the plan's filter (deny_events.h) */
     uint32_t plan_len;
 };
 
 mediator_setup g_setup = {-1, -1, -1, nullptr, 0};
-bool g_started;  /* init's: the mediator runs (mediator_start is called twice with exec events) */
+bool g_started; /* init's: the mediator runs (mediator_start is called twice with exec events) */
 alignas(16) char g_mediator_stack[32 << 10];
 
 /* Set by the early command while init waits for it (raw.h): the listener, which lands in the
@@ -143,7 +143,8 @@ bool send_syscall(uint64_t nr)
  * here). Sends answer themselves, now or once they are done (send_calls.h): false then. */
 bool decide(int listener, const kuapi::seccomp_notif &n, kuapi::seccomp_notif_resp &resp)
 {
-    if (g_setup.plan_prog != nullptr && deny_event_answer(g_setup.plan_prog, g_setup.plan_len, listener, n, &resp.error))
+    if (g_setup.plan_prog != nullptr &&
+        deny_event_answer(g_setup.plan_prog, g_setup.plan_len, listener, n, &resp.error))
         return true;
     if (exec_event_syscall(n.data.nr)) {
         exec_event_record(listener, n, g_socket_view.proc_shows_sandbox);
@@ -168,7 +169,7 @@ void receive_one(int listener)
 {
     kuapi::seccomp_notif n = {};
     if (rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_RECV, (long)&n) != 0)
-        return;  /* the caller was killed while we woke up */
+        return; /* the caller was killed while we woke up */
     kuapi::seccomp_notif_resp resp = {};
     resp.id = n.id;
     if (decide(listener, n, resp))
@@ -180,7 +181,8 @@ void serve(int listener)
 {
     /* The caller waits while the mediator answers: the kernel hands the CPU straight from one
      * to the other (Linux 6.6; older kernels answer EINVAL and wake them the usual way). */
-    rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_SET_FLAGS, (long)kuapi::SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+    rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+         (long)kuapi::SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
     struct pollfd set[1 + kMaxHeldSends];
     for (;;) {
         int timeout_ms = -1;
@@ -191,7 +193,7 @@ void serve(int listener)
         if (ready == -EINTR)
             continue;
         if (ready < 0 || (set[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
-            return;  /* no process of the command is left */
+            return; /* no process of the command is left */
         held_sends_progress(set + 1, held);
         if (set[0].revents & POLLIN)
             receive_one(listener);
@@ -242,9 +244,9 @@ long install_with_listener(const kuapi::sock_fprog &prog)
 {
     unsigned flags = kuapi::SECCOMP_FILTER_FLAG_NEW_LISTENER | kuapi::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
     long listener = rsys(SYS_seccomp, kuapi::SECCOMP_SET_MODE_FILTER, flags, (long)&prog);
-    if (listener == -EINVAL)  /* before Linux 5.19: a signal may restart a connect */
-        listener = rsys(SYS_seccomp, kuapi::SECCOMP_SET_MODE_FILTER, kuapi::SECCOMP_FILTER_FLAG_NEW_LISTENER,
-                        (long)&prog);
+    if (listener == -EINVAL) /* before Linux 5.19: a signal may restart a connect */
+        listener =
+            rsys(SYS_seccomp, kuapi::SECCOMP_SET_MODE_FILTER, kuapi::SECCOMP_FILTER_FLAG_NEW_LISTENER, (long)&prog);
     return listener;
 }
 
@@ -262,7 +264,7 @@ long install_listener_program(const tp_plan *plan)
     uint32_t len = tp_bpf_listener_program(plan->seccomp_prog, plan->seccomp_insn_count, g_rules, rules,
                                            g_listener_prog, TP_BPF_MAXINSNS);
     if (len == 0)
-        return -E2BIG;  /* preflight made sure it fits */
+        return -E2BIG; /* preflight made sure it fits */
     return install_with_listener({(unsigned short)len, g_listener_prog});
 }
 
@@ -296,8 +298,8 @@ void note_private_filesystems(const tp_plan *plan)
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s%s", tp_plan_str(plan, m.path), m.op == TP_MNT_DEV ? "/shm" : "");
         struct stat st;
-        if (view.private_dev_count < sizeof view.private_devs / sizeof view.private_devs[0] &&
-            stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        if (view.private_dev_count < sizeof view.private_devs / sizeof view.private_devs[0] && stat(path, &st) == 0 &&
+            S_ISDIR(st.st_mode))
             view.private_devs[view.private_dev_count++] = st.st_dev;
     }
 }
@@ -381,7 +383,7 @@ void mediator_start(const run_ctx *ctx)
         g_setup.listener = (int)g_early_listener;
     if (g_setup.listener < 0 && g_setup.handoff < 0)
         return;
-    g_socket_view.private_netns = (ctx->clone_flags & CLONE_NEWNET) != 0;  /* known only now */
+    g_socket_view.private_netns = (ctx->clone_flags & CLONE_NEWNET) != 0; /* known only now */
     if (clone(mediator_entry, g_mediator_stack + sizeof g_mediator_stack, CLONE_VM | SIGCHLD, nullptr) < 0)
         fail(EXIT_STARTUP, "cannot start the connect mediator: clone: %s", strerror(errno));
     g_started = true;
@@ -401,7 +403,7 @@ void mediator_attach(const run_ctx *ctx)
     if (!wanted(ctx) || g_early_listener > 0)
         return;
     long listener = g_early_listener < 0 ? g_early_listener
-                    : ctx->deny_events   ? install_listener_program(ctx->plan)
+        : ctx->deny_events               ? install_listener_program(ctx->plan)
                                          : install_filter(execs_wanted(ctx));
     if (listener < 0)
         fail(EXIT_STARTUP, "cannot install the %s: %s", ctx->deny_events ? "listener program" : "connect filter",

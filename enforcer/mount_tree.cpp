@@ -34,28 +34,20 @@ const made_tmpfs *owning_tmpfs(const mount_tree *t, const char *path)
 const char *mount_step_label(const tp_plan *plan, const tp_mount *m)
 {
     switch (m->op) {
-    case TP_MNT_ROOT_READONLY:
-        return "the read-only root (read_scope = \"all\")";
+    case TP_MNT_ROOT_READONLY: return "the read-only root (read_scope = \"all\")";
     case TP_MNT_ROOT_EMPTY:
-    case TP_MNT_SYMLINK:
-        return "read_scope = \"granted\"";
-    case TP_MNT_BIND:
-        return (m->flags & TP_MNTF_RDONLY) ? "read_allows" : "writable_roots";
+    case TP_MNT_SYMLINK: return "read_scope = \"granted\"";
+    case TP_MNT_BIND: return (m->flags & TP_MNTF_RDONLY) ? "read_allows" : "writable_roots";
     case TP_MNT_PIN:
-    case TP_MNT_WRITE_DENY:
-        return "write_denies";
-    case TP_MNT_MASK:
-        return "read_denies";
-    case TP_MNT_DEV:
-        return "the private /dev";
-    case TP_MNT_PROC:
-        return "isolate_proc";
+    case TP_MNT_WRITE_DENY: return "write_denies";
+    case TP_MNT_MASK: return "read_denies";
+    case TP_MNT_DEV: return "the private /dev";
+    case TP_MNT_PROC: return "isolate_proc";
     case TP_MNT_TMPFS:
         if (m->flags & TP_MNTF_CREDENTIALS)
             return "the broker's credentials directory";
         return strcmp(tp_plan_str(plan, m->path), "/tmp") == 0 ? "private_tmp" : "private_dirs";
-    default:
-        return "a mount step";
+    default: return "a mount step";
     }
 }
 
@@ -85,8 +77,8 @@ void step_failed(const mount_tree *t, const tp_mount *m, const char *what, int e
     if (step_grants(m))
         refuse("%s %s%s cannot be installed: %s: %s", mount_step_label(plan, m), path, origin, what, strerror(err));
     if (must_not_degrade(t->ctx, mount_step_required(plan, m)))
-        refuse("%s %s%s cannot be installed: %s: %s; run without --strict to degrade", mount_step_label(plan, m),
-               path, origin, what, strerror(err));
+        refuse("%s %s%s cannot be installed: %s: %s; run without --strict to degrade", mount_step_label(plan, m), path,
+               origin, what, strerror(err));
     warn("%s %s%s not enforced: %s: %s", mount_step_label(plan, m), path, origin, what, strerror(err));
 }
 

@@ -12,40 +12,40 @@
 #include "context.h"
 #include "kuapi.h"
 
-constexpr int kDevNodeCount = 6;  /* null zero full random urandom tty */
+constexpr int kDevNodeCount = 6; /* null zero full random urandom tty */
 
 /* What the capture pass took from the host before any step changed the tree. */
 struct captured_source {
-    int fd;                         /* BIND: detached recursive clone of the source; -1 = absent */
-    int dev_nodes[kDevNodeCount];   /* DEV: clones of the host's device nodes; -1 = absent */
+    int fd;                       /* BIND: detached recursive clone of the source; -1 = absent */
+    int dev_nodes[kDevNodeCount]; /* DEV: clones of the host's device nodes; -1 = absent */
 };
 
 /* A tmpfs the enforcer mounted: mountpoints may be created in it until it is sealed. */
 struct made_tmpfs {
-    const char *path;  /* where it is, in the sandbox */
-    int fd;            /* its mount */
-    bool seal;         /* made read-only once every step has run */
+    const char *path; /* where it is, in the sandbox */
+    int fd;           /* its mount */
+    bool seal;        /* made read-only once every step has run */
 };
 
 /* A symlink met on the way to a deny target, masked once every step has run. */
 struct deferred_mask {
-    const tp_mount *step;  /* the step that met it, for messages */
+    const tp_mount *step; /* the step that met it, for messages */
     const char *anchor;
-    const char *rel;       /* the symlink, below the anchor */
+    const char *rel; /* the symlink, below the anchor */
     deferred_mask *next;
 };
 
 struct mount_tree {
     const run_ctx *ctx;
-    int host_root;     /* O_PATH of "/" as it was before any step */
-    int root;          /* the root being built: host_root, or the staging tmpfs of ROOT_EMPTY */
-    bool staged;       /* ROOT_EMPTY: `root` becomes "/" by pivot_root after the last step */
-    int devnull;       /* O_PATH of the host's /dev/null, cloned for every file mask */
-    captured_source *captured;  /* one per step */
+    int host_root;             /* O_PATH of "/" as it was before any step */
+    int root;                  /* the root being built: host_root, or the staging tmpfs of ROOT_EMPTY */
+    bool staged;               /* ROOT_EMPTY: `root` becomes "/" by pivot_root after the last step */
+    int devnull;               /* O_PATH of the host's /dev/null, cloned for every file mask */
+    captured_source *captured; /* one per step */
     made_tmpfs *tmpfs;
     uint32_t tmpfs_count;
     uint32_t tmpfs_capacity;
-    deferred_mask *symlink_masks;  /* in the order met */
+    deferred_mask *symlink_masks; /* in the order met */
     deferred_mask *symlink_masks_tail;
 };
 
@@ -71,10 +71,10 @@ void step_failed(const mount_tree *t, const tp_mount *m, const char *what, int e
 /* Mount primitives; each returns false / -1 with errno set. */
 struct fs_option {
     const char *key;
-    const char *value;  /* NULL: a flag option */
+    const char *value; /* NULL: a flag option */
 };
 int new_filesystem(const char *type, const fs_option *options, size_t count, uint64_t attrs);
-int clone_mount(int fd);  /* detached recursive clone of the mount tree at fd */
+int clone_mount(int fd); /* detached recursive clone of the mount tree at fd */
 bool attach_mount(int mount_fd, int target_fd);
 bool set_mount_attrs(int mount_fd, uint64_t attrs, bool recursive);
 

@@ -93,7 +93,7 @@ void step_root_empty(mount_tree *t, const tp_mount *m)
 void step_bind(mount_tree *t, const tp_mount *m, captured_source *c)
 {
     if (c->fd < 0)
-        return;  /* optional source absent on this host */
+        return; /* optional source absent on this host */
     struct stat st;
     if (fstat(c->fd, &st) != 0) {
         step_failed(t, m, "fstat of the captured source", errno);
@@ -135,28 +135,17 @@ void run_step(mount_tree *t, uint32_t i)
 {
     const tp_mount *m = &t->ctx->plan->mounts[i];
     switch (m->op) {
-    case TP_MNT_ROOT_READONLY:
-        return step_root_readonly(t, m);
-    case TP_MNT_ROOT_EMPTY:
-        return step_root_empty(t, m);
-    case TP_MNT_BIND:
-        return step_bind(t, m, &t->captured[i]);
-    case TP_MNT_PIN:
-        return step_pin(t, m);
-    case TP_MNT_WRITE_DENY:
-        return step_write_deny(t, m);
-    case TP_MNT_MASK:
-        return step_mask(t, m);
-    case TP_MNT_SYMLINK:
-        return step_symlink(t, m);
-    case TP_MNT_DEV:
-        return step_dev(t, m, &t->captured[i]);
-    case TP_MNT_PROC:
-        return step_proc(t, m);
-    case TP_MNT_TMPFS:
-        return (m->flags & TP_MNTF_CREDENTIALS) ? step_credentials(t, m) : step_tmpfs(t, m);
-    default:
-        return;  /* unreachable: preflight refused unknown operations */
+    case TP_MNT_ROOT_READONLY: return step_root_readonly(t, m);
+    case TP_MNT_ROOT_EMPTY: return step_root_empty(t, m);
+    case TP_MNT_BIND: return step_bind(t, m, &t->captured[i]);
+    case TP_MNT_PIN: return step_pin(t, m);
+    case TP_MNT_WRITE_DENY: return step_write_deny(t, m);
+    case TP_MNT_MASK: return step_mask(t, m);
+    case TP_MNT_SYMLINK: return step_symlink(t, m);
+    case TP_MNT_DEV: return step_dev(t, m, &t->captured[i]);
+    case TP_MNT_PROC: return step_proc(t, m);
+    case TP_MNT_TMPFS: return (m->flags & TP_MNTF_CREDENTIALS) ? step_credentials(t, m) : step_tmpfs(t, m);
+    default: return; /* unreachable: preflight refused unknown operations */
     }
 }
 

@@ -87,10 +87,10 @@ int open_or_create(int cur, const char *name, bool as_dir, uint64_t extra_resolv
 /* The state of follow_beneath: the directory reached so far and what is left to resolve. */
 struct follower {
     int anchor;
-    int cur;               /* O_PATH of the directory `canon` */
-    char canon[PATH_MAX];  /* symlink-free path of `cur` below the anchor */
+    int cur;              /* O_PATH of the directory `canon` */
+    char canon[PATH_MAX]; /* symlink-free path of `cur` below the anchor */
     size_t canon_len;
-    char todo[PATH_MAX];   /* the rest of the path, after the symlinks spliced in so far */
+    char todo[PATH_MAX]; /* the rest of the path, after the symlinks spliced in so far */
     followed_path out;
 };
 
@@ -193,8 +193,8 @@ const char *follow_found(follower *f, const char *rel)
     int kernel = sys_openat2(f->anchor, rel[0] ? rel : ".", &how);
     int ours = f->canon_len ? open_beneath(f->anchor, f->canon, O_PATH | O_NOFOLLOW, 0) : dup_fd(f->anchor);
     struct stat a, b;
-    bool same = kernel >= 0 && ours >= 0 && fstat(kernel, &a) == 0 && fstat(ours, &b) == 0 &&
-                a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+    bool same = kernel >= 0 && ours >= 0 && fstat(kernel, &a) == 0 && fstat(ours, &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino;
     int err = kernel < 0 || ours < 0 ? errno : ESTALE;
     if (kernel >= 0)
         close(kernel);
@@ -264,8 +264,7 @@ int open_beneath(int dirfd, const char *rel, int flags, uint64_t extra_resolve)
 {
     kuapi::open_how how = {};
     how.flags = (uint64_t)(flags | O_CLOEXEC);
-    how.resolve = kuapi::RESOLVE_BENEATH | kuapi::RESOLVE_NO_SYMLINKS | kuapi::RESOLVE_NO_MAGICLINKS |
-                  extra_resolve;
+    how.resolve = kuapi::RESOLVE_BENEATH | kuapi::RESOLVE_NO_SYMLINKS | kuapi::RESOLVE_NO_MAGICLINKS | extra_resolve;
     return sys_openat2(dirfd, rel, &how);
 }
 
@@ -273,7 +272,7 @@ const char *path_below(const char *path, const char *anchor)
 {
     size_t n = strlen(anchor);
     while (n > 0 && anchor[n - 1] == '/')
-        n--;  /* "/" itself: everything is below it */
+        n--; /* "/" itself: everything is below it */
     if (strncmp(path, anchor, n) != 0)
         return nullptr;
     if (path[n] == '\0')
@@ -356,7 +355,7 @@ bool create_empty_file(int dirfd, const char *name, mode_t mode)
 
 followed_path follow_beneath(int anchor_fd, const char *rel)
 {
-    static follower f;  /* 8 KiB of buffers: not on init's stack */
+    static follower f; /* 8 KiB of buffers: not on init's stack */
     f = {};
     f.anchor = anchor_fd;
     f.cur = dup_fd(anchor_fd);

@@ -28,11 +28,11 @@ const char *path_below(const char *path, const char *anchor);
 bool path_has_dot_component(const char *path);
 
 enum walk_end {
-    WALK_FOUND,    /* fd = the target */
-    WALK_MISSING,  /* fd = the deepest existing directory; `name` is missing in it */
-    WALK_SYMLINK,  /* fd = O_PATH of the symlink `name` itself (not followed) */
-    WALK_NOT_DIR,  /* fd = the non-directory `name`, with components still to go below it */
-    WALK_FAILED    /* fd = -1, error = errno */
+    WALK_FOUND,   /* fd = the target */
+    WALK_MISSING, /* fd = the deepest existing directory; `name` is missing in it */
+    WALK_SYMLINK, /* fd = O_PATH of the symlink `name` itself (not followed) */
+    WALK_NOT_DIR, /* fd = the non-directory `name`, with components still to go below it */
+    WALK_FAILED   /* fd = -1, error = errno */
 };
 
 struct walk_result {
@@ -51,26 +51,26 @@ walk_result walk_beneath(int anchor_fd, const char *rel);
  * the symlink-free path of what is reached and every symlink met on the way: a deny whose
  * path crosses a symlink protects the object the symlink leads to (and its directories),
  * not just the name. */
-constexpr int kMaxFollowedSymlinks = 40;  /* the kernel's MAXSYMLINKS */
+constexpr int kMaxFollowedSymlinks = 40; /* the kernel's MAXSYMLINKS */
 
 enum follow_end {
-    FOLLOW_FOUND,    /* `path` exists */
-    FOLLOW_MISSING,  /* `path` does not exist; its first `existing_len` bytes do */
-    FOLLOW_OUTSIDE,  /* it cannot be followed beneath the anchor; `why` says where it stops */
-    FOLLOW_FAILED    /* a system call failed: `error` */
+    FOLLOW_FOUND,   /* `path` exists */
+    FOLLOW_MISSING, /* `path` does not exist; its first `existing_len` bytes do */
+    FOLLOW_OUTSIDE, /* it cannot be followed beneath the anchor; `why` says where it stops */
+    FOLLOW_FAILED   /* a system call failed: `error` */
 };
 
 struct met_symlink {
-    const char *path;    /* the symlink itself, symlink-free, below the anchor */
-    const char *target;  /* its contents */
+    const char *path;   /* the symlink itself, symlink-free, below the anchor */
+    const char *target; /* its contents */
 };
 
 struct followed_path {
     follow_end end;
-    const char *path;   /* FOUND/MISSING: symlink-free, below the anchor ("" = the anchor) */
+    const char *path; /* FOUND/MISSING: symlink-free, below the anchor ("" = the anchor) */
     size_t existing_len;
-    const char *why;    /* OUTSIDE */
-    int error;          /* FAILED */
+    const char *why; /* OUTSIDE */
+    int error;       /* FAILED */
     met_symlink links[kMaxFollowedSymlinks];
     int link_count;
 };

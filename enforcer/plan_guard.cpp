@@ -37,11 +37,11 @@ constexpr uint64_t kPinDir = kuapi::MOUNT_ATTR_NOSUID | kuapi::MOUNT_ATTR_NODEV;
 
 /* One file to guard, and how. */
 struct guarded_file {
-    const char *name;        /* "the plan", "the effect log" */
+    const char *name; /* "the plan", "the effect log" */
     const plan_identity *file;
-    bool hide;               /* cover it with /dev/null (the log); else bind it read-only */
-    const char *refusal;     /* under --strict: "<name> <path> <refusal>: what: why" */
-    const char *degraded;    /* otherwise a warning: "<name> <path> <degraded>: what: why" */
+    bool hide;            /* cover it with /dev/null (the log); else bind it read-only */
+    const char *refusal;  /* under --strict: "<name> <path> <refusal>: what: why" */
+    const char *degraded; /* otherwise a warning: "<name> <path> <degraded>: what: why" */
 };
 
 int open_without_symlinks(int root, const char *path, int flags)
@@ -66,7 +66,7 @@ const char *cover(int source, int target, uint64_t attrs)
     if (clone < 0)
         return "open_tree";
     const char *failed = !set_mount_attrs(clone, attrs, true) ? "mount_setattr"
-                         : !attach_mount(clone, target)       ? "move_mount"
+        : !attach_mount(clone, target)                        ? "move_mount"
                                                               : nullptr;
     int err = errno;
     close(clone);
@@ -124,14 +124,14 @@ void guard(const mount_tree *t, const guarded_file &g)
     if (fd >= 0)
         close(fd);
     if (!writable && !(visible && g.hide))
-        return;  /* not in the sandbox's view, or (the plan) read-only there already */
+        return; /* not in the sandbox's view, or (the plan) read-only there already */
     /* Parents first: a pin clones what is below it, so the file's own mount comes last. */
     if (writable)
         pin_writable_ancestors(t, g);
     fd = open_the_file(t, *g.file);
     const char *failed = fd < 0 ? "reopen after pinning its directories"
-                         : g.hide ? cover(t->devnull, fd, kSealedFile)
-                                  : cover(fd, fd, kReadOnlyFile);
+        : g.hide                ? cover(t->devnull, fd, kSealedFile)
+                                : cover(fd, fd, kReadOnlyFile);
     if (failed != nullptr)
         report(t, g, failed, fd < 0 ? ENOENT : errno);
     if (fd >= 0)
@@ -142,10 +142,14 @@ void guard(const mount_tree *t, const guarded_file &g)
 
 void protect_running_plan(mount_tree *t)
 {
-    guard(t, {"the plan", &t->ctx->plan_file, false, "cannot be made read-only in the sandbox", "stays writable in the sandbox"});
+    guard(t,
+          {"the plan", &t->ctx->plan_file, false, "cannot be made read-only in the sandbox",
+           "stays writable in the sandbox"});
 }
 
 void protect_effect_log(mount_tree *t)
 {
-    guard(t, {"the effect log", effect_log_file(), true, "cannot be hidden in the sandbox", "stays reachable in the sandbox"});
+    guard(t,
+          {"the effect log", effect_log_file(), true, "cannot be hidden in the sandbox",
+           "stays reachable in the sandbox"});
 }

@@ -92,4 +92,3 @@ const tp_plan *load_plan(const char *path, int fd, plan_identity *file)
         refuse("invalid plan %s: %s", fd >= 0 ? "(--plan-fd)" : path, reason);
     return &g_plan;
 }
-

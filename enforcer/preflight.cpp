@@ -31,10 +31,10 @@ constexpr size_t kHostNameMax = 64;
 /* A guarantee this host cannot install. */
 struct loss {
     bool required;
-    const char *what;   /* the policy field, e.g. "write_denies" */
-    const char *needs;  /* the kernel feature it needs */
-    const char *why;    /* why this host refuses it */
-    const char *instead;  /* a weaker mechanism that carries it instead, or NULL */
+    const char *what;    /* the policy field, e.g. "write_denies" */
+    const char *needs;   /* the kernel feature it needs */
+    const char *why;     /* why this host refuses it */
+    const char *instead; /* a weaker mechanism that carries it instead, or NULL */
 };
 
 struct loss_list {
@@ -47,7 +47,7 @@ void add_loss(loss_list *list, bool required, const char *what, const char *need
 {
     for (int i = 0; i < list->count; i++) {
         if (strcmp(list->items[i].what, what) == 0) {
-            list->items[i].required |= required;  /* one line per guarantee */
+            list->items[i].required |= required; /* one line per guarantee */
             return;
         }
     }
@@ -192,7 +192,7 @@ void decide_landlock(run_ctx *ctx, loss_list *losses)
 struct ns_kind {
     uint32_t plan_flag;
     unsigned long clone_flag;
-    const char *what;   /* the guarantee the namespace carries */
+    const char *what; /* the guarantee the namespace carries */
     const char *needs;
 };
 constexpr ns_kind kNamespaces[] = {
@@ -307,10 +307,10 @@ void decide_namespaces(run_ctx *ctx, loss_list *losses)
         if (want & ns.plan_flag)
             ctx->clone_flags |= ns.clone_flag;
     if (!ctx->caller_is_root && ctx->clone_flags != 0)
-        ctx->clone_flags |= CLONE_NEWUSER;  /* an unprivileged caller needs it for any other */
+        ctx->clone_flags |= CLONE_NEWUSER; /* an unprivileged caller needs it for any other */
     ctx->mount_layer = (ctx->clone_flags & CLONE_NEWNS) && plan->mount_count > 0;
     ctx->pid_ns = (ctx->clone_flags & CLONE_NEWPID) != 0;
-    ctx->broker = plan->broker != nullptr;  /* check_plan: with its network namespace */
+    ctx->broker = plan->broker != nullptr; /* check_plan: with its network namespace */
     /* Whether user namespaces are allowed is learned from clone itself (degrade_namespaces):
      * the sysctls are read only to explain a refusal. */
     if (ctx->mount_layer && !kernel_has_mount_api())
@@ -357,7 +357,8 @@ void decide_effect_log(run_ctx *ctx, loss_list *losses)
         lose_effect_log_guarantees(ctx, losses, "the plan builds no mount tree");
     if (!ctx->mediate_connect) {
         add_loss(losses, true, kMediatedEvents, "connect mediation",
-                 ctx->seccomp ? "connect mediation is unavailable on this host" : "the seccomp filter is not installed");
+                 ctx->seccomp ? "connect mediation is unavailable on this host"
+                              : "the seccomp filter is not installed");
         return;
     }
     const char *why = deny_events_unavailable_reason(ctx->plan);
@@ -366,8 +367,7 @@ void decide_effect_log(run_ctx *ctx, loss_list *losses)
         add_loss(losses, true, "denied-syscall events in the effect log", "the listener program", why);
 }
 
-void lose_limit(void *arg, bool required, const char *what, const char *needs, const char *why,
-                const char *instead)
+void lose_limit(void *arg, bool required, const char *what, const char *needs, const char *why, const char *instead)
 {
     add_loss((loss_list *)arg, required, what, needs, why, instead);
 }
@@ -391,8 +391,8 @@ void preflight(run_ctx *ctx)
     decide_mediation(ctx, &losses);
     decide_effect_log(ctx, &losses);
     decide_limits(ctx, &losses);
-    reach_check_grants(ctx);  /* a grant that cannot work refuses before any warning */
-    secrets_read(ctx);  /* refuses a bad variable before any warning is printed */
+    reach_check_grants(ctx); /* a grant that cannot work refuses before any warning */
+    secrets_read(ctx);       /* refuses a bad variable before any warning is printed */
     settle(ctx, &losses);
 }
 

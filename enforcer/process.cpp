@@ -29,7 +29,7 @@ namespace {
 constexpr const char *kDefaultPath = "/usr/local/bin:/bin:/usr/bin";
 
 struct env_list {
-    char **vars;  /* "NAME=value", room for every inherited and planned variable and a NULL */
+    char **vars; /* "NAME=value", room for every inherited and planned variable and a NULL */
     size_t count;
 };
 
@@ -102,8 +102,7 @@ const char *env_lookup(char **envp, const char *name)
 /* execve of `dir`/`file`; returns when it did not run. A file that is there but not
  * executable sets *denied (an unsearchable directory does not); any other error than "not
  * here" ends the search. */
-void try_path_entry(const char *dir, size_t dir_len, const char *file, char *const *argv, char **envp,
-                    bool *denied)
+void try_path_entry(const char *dir, size_t dir_len, const char *file, char *const *argv, char **envp, bool *denied)
 {
     char candidate[PATH_MAX];
     if (dir_len == 0) {
@@ -179,12 +178,12 @@ void drop_bounding_set_and_lock()
         if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
             continue;
         if (errno == EINVAL)
-            break;  /* past the kernel's last capability: no need to read cap_last_cap */
+            break; /* past the kernel's last capability: no need to read cap_last_cap */
         fail(EXIT_STARTUP, "cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
     }
     unsigned bits = kuapi::SECBIT_NOROOT | kuapi::SECBIT_NOROOT_LOCKED | kuapi::SECBIT_NO_SETUID_FIXUP |
-                    kuapi::SECBIT_NO_SETUID_FIXUP_LOCKED | kuapi::SECBIT_KEEP_CAPS_LOCKED |
-                    kuapi::SECBIT_NO_CAP_AMBIENT_RAISE | kuapi::SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+        kuapi::SECBIT_NO_SETUID_FIXUP_LOCKED | kuapi::SECBIT_KEEP_CAPS_LOCKED | kuapi::SECBIT_NO_CAP_AMBIENT_RAISE |
+        kuapi::SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
     if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0)
         fail(EXIT_STARTUP, "cannot lock the securebits: %s", strerror(errno));
 }
@@ -232,7 +231,7 @@ void command_main(const run_ctx *ctx, pid_t init_pid, int ruleset)
     stdio_take_terminal(ctx);
     signals_restore_defaults();
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != init_pid)
-        _exit(EXIT_STARTUP);  /* init is gone: nobody is left to report to */
+        _exit(EXIT_STARTUP); /* init is gone: nobody is left to report to */
     char **envp = build_environment(ctx->plan);
     close_inherited_fds_at_exec(report_fd(), ruleset);
     limits_apply_rlimits(ctx);
@@ -242,6 +241,6 @@ void command_main(const run_ctx *ctx, pid_t init_pid, int ruleset)
     landlock_enforce(ruleset);
     landlock_deny_tcp_without_netns(ctx);
     mediator_attach(ctx);
-    seccomp_enforce(ctx);  /* last: from here on only execve runs, and the filter allows it */
+    seccomp_enforce(ctx); /* last: from here on only execve runs, and the filter allows it */
     exec_command(ctx->argv, envp);
 }

@@ -43,7 +43,7 @@ bool find_blocker(int root, const char *path, blocker *b)
         return false;
     char prefix[TP_MAX_PATH + 1];
     int dir = open_in_root(root, "/", O_PATH | O_DIRECTORY);
-    size_t dir_len = 1, start = 1;  /* the directory's length in `path`, the next name's start */
+    size_t dir_len = 1, start = 1; /* the directory's length in `path`, the next name's start */
     for (size_t end = 1; dir >= 0 && end <= len; end++) {
         if (path[end] != '/' && path[end] != '\0')
             continue;
@@ -83,8 +83,7 @@ bool out_of_reach(const run_ctx *ctx, int root, const char *path, blocker *b)
     refuse("%s %s%s cannot be opened by uid %u: Permission denied at %s (a directory of uid %u); a plan holds the "
            "paths of its compile, with ~ the compiling user's HOME: compile it as the user who runs it, with that "
            "user's HOME",
-           what, path, origin_text(o.line, o.col, origin, sizeof origin), (unsigned)ctx->uid, b.dir,
-           (unsigned)b.owner);
+           what, path, origin_text(o.line, o.col, origin, sizeof origin), (unsigned)ctx->uid, b.dir, (unsigned)b.owner);
 }
 
 void check_grant(const run_ctx *ctx, int root, const char *what, const char *path, tp_origin origin)
@@ -104,7 +103,7 @@ void check_grant(const run_ctx *ctx, int root, const char *what, const char *pat
 struct moot_group {
     blocker b;
     unsigned count;
-    char first[TP_MAX_PATH + 96];  /* "read_denies /root/.ssh (policy line 11:3)" */
+    char first[TP_MAX_PATH + 96]; /* "read_denies /root/.ssh (policy line 11:3)" */
 };
 constexpr int kMootGroups = 4;
 moot_group g_moot[kMootGroups];
@@ -114,8 +113,8 @@ void report_group(const run_ctx *ctx, const moot_group &g)
 {
     /* Inside the user namespace another user's uid reads as the overflow uid: not named. */
     if (g.count == 1)
-        note("%s: uid %u cannot reach it (Permission denied at %s, another user's directory); nothing to hide",
-             g.first, (unsigned)ctx->uid, g.b.dir);
+        note("%s: uid %u cannot reach it (Permission denied at %s, another user's directory); nothing to hide", g.first,
+             (unsigned)ctx->uid, g.b.dir);
     else
         note("%s and %u more denies beneath %s: uid %u cannot reach them (Permission denied there, another user's "
              "directory); nothing to hide",
@@ -167,7 +166,7 @@ void reach_check_grants(const run_ctx *ctx)
     const tp_plan *plan = ctx->plan;
     int root = open_cloexec("/", O_PATH | O_DIRECTORY);
     if (root < 0)
-        return;  /* the steps report what cannot be opened */
+        return; /* the steps report what cannot be opened */
     /* With the mount layer every grant of a host path is a bind (Landlock's other paths are
      * the sandbox's own: /dev, /tmp, the credentials directory); without it, the rules that
      * must exist are the writable roots. */

@@ -32,12 +32,12 @@ constexpr int kForegroundCheckMs = 200;
 struct flow {
     int src;
     int dst;
-    bool open;        /* src has not reached its end */
-    bool to_command;  /* dst is the command's (stdin pipe or pty): a full dst waits, EOF closes it */
+    bool open;       /* src has not reached its end */
+    bool to_command; /* dst is the command's (stdin pipe or pty): a full dst waits, EOF closes it */
     bool can_splice;
-    bool dst_full;    /* waiting for POLLOUT on dst */
-    bool discard;     /* dst is gone; keep reading so the writer never blocks (the pty) */
-    size_t len, off;  /* buffered bytes not yet written */
+    bool dst_full;   /* waiting for POLLOUT on dst */
+    bool discard;    /* dst is gone; keep reading so the writer never blocks (the pty) */
+    size_t len, off; /* buffered bytes not yet written */
     char buf[kBuffer];
 };
 
@@ -46,12 +46,12 @@ enum flow_index { FLOW_STDIN = 0, FLOW_STDOUT = 1, FLOW_STDERR = 2, FLOW_TERMINA
 struct relay_state {
     stdio_setup *s;
     flow flows[kFlows];
-    int master;       /* the pty master, once init has sent it */
-    bool raw_mode;    /* the caller's terminal is in raw mode */
+    int master;    /* the pty master, once init has sent it */
+    bool raw_mode; /* the caller's terminal is in raw mode */
     uint32_t stops_seen;
 };
 
-stdio_setup *g_setup;  /* for the signal handlers (relay_signal) */
+stdio_setup *g_setup; /* for the signal handlers (relay_signal) */
 relay_state g_relay;
 alignas(16) char g_relay_stack[64 << 10];
 
@@ -139,7 +139,7 @@ void receive_master(relay_state *r)
     raw_close(r->s->pty_channel[0]);
     r->s->pty_channel[0] = -1;
     if (master < 0)
-        return;  /* init failed before it had a pty: it reports why */
+        return; /* init failed before it had a pty: it reports why */
     r->master = master;
     raw_fcntl(r->master, F_SETFL, O_NONBLOCK);
     init_flow(&r->flows[FLOW_TERMINAL], r->master, terminal_output(r->s), false, false);
@@ -196,7 +196,7 @@ void read_buffered(flow *f)
     if (n == -EAGAIN || n == -EINTR)
         return;
     if (n <= 0)
-        return close_flow(f);  /* EOF, or EIO once every end of the pty is closed */
+        return close_flow(f); /* EOF, or EIO once every end of the pty is closed */
     if (f->discard)
         return;
     f->len = (size_t)n;
@@ -222,7 +222,7 @@ void move_spliced(flow *f)
             f->can_splice = false;
             return read_buffered(f);
         }
-        if (n == -EAGAIN)  /* the pipe is empty, or dst is full: poll tells which */
+        if (n == -EAGAIN) /* the pipe is empty, or dst is full: poll tells which */
             f->dst_full = raw_poll1(f->src, POLLIN, 0) > 0;
         else
             destination_gone(f);
@@ -286,7 +286,7 @@ void on_wake(relay_state *r)
 bool background_terminal(const relay_state *r)
 {
     return r->s->kind[0] == STDIO_TERMINAL && r->master >= 0 && !r->raw_mode &&
-           !__atomic_load_n(&r->s->finishing, __ATOMIC_ACQUIRE);
+        !__atomic_load_n(&r->s->finishing, __ATOMIC_ACQUIRE);
 }
 
 bool outputs_open(const relay_state *r)
@@ -318,7 +318,7 @@ void relay_loop(relay_state *r)
         }
         long ready = rsys(SYS_poll, (long)p, n, background_terminal(r) ? kForegroundCheckMs : -1);
         if (ready <= 0) {
-            enter_raw_mode(r);  /* `fg` of a running job sends no SIGCONT: look again */
+            enter_raw_mode(r); /* `fg` of a running job sends no SIGCONT: look again */
             continue;
         }
         for (int i = 0; i < n; i++) {
@@ -341,7 +341,7 @@ int relay_entry(void *)
     relay_loop(&g_relay);
     leave_raw_mode(&g_relay);
     for (;;)
-        rsys(SYS_exit, 0);  /* this thread only */
+        rsys(SYS_exit, 0); /* this thread only */
 }
 
 }  // namespace
@@ -360,7 +360,7 @@ void relay_start(run_ctx *ctx)
     init_flow(&r->flows[FLOW_TERMINAL], -1, -1, false, false);
     g_setup = s;
     unsigned long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
-                          CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+        CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
     if (clone(relay_entry, g_relay_stack + sizeof g_relay_stack, (int)flags, nullptr, &s->relay_tid, nullptr,
               &s->relay_tid) < 0)
         fail(EXIT_STARTUP, "cannot start the relay of the standard descriptors: clone: %s", strerror(errno));

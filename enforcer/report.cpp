@@ -14,11 +14,11 @@
 namespace {
 
 constexpr char kPrefix[] = "tartaros: ";
-constexpr size_t kMaxPayload = 4097;  /* a path of TP_MAX_PATH bytes and its NUL */
+constexpr size_t kMaxPayload = 4097; /* a path of TP_MAX_PATH bytes and its NUL */
 
 enum record_kind : uint32_t {
-    RECORD_FAILURE = 'F',    /* a = the message; the sandbox side exits with `code` */
-    RECORD_SYNTHETIC = 'S'   /* a = anchor, b = path below it; dev, ino of the file; code = its step */
+    RECORD_FAILURE = 'F',  /* a = the message; the sandbox side exits with `code` */
+    RECORD_SYNTHETIC = 'S' /* a = anchor, b = path below it; dev, ino of the file; code = its step */
 };
 
 struct record_header {
@@ -93,11 +93,11 @@ void send_record(const record_header &h, const char *a, const char *b)
 
 [[noreturn]] void fail_v(int code, const char *fmt, va_list ap)
 {
-    char message[2048];  /* the supervisor keeps sizeof(sandbox_outcome::message) of a reported one */
+    char message[2048]; /* the supervisor keeps sizeof(sandbox_outcome::message) of a reported one */
     vsnprintf(message, sizeof message, fmt, ap);
     if (g_status_fd < 0) {
         print_line("", "%s", message);
-        effect_log_exit(code, message);  /* the supervisor's run_end; nothing elsewhere */
+        effect_log_exit(code, message); /* the supervisor's run_end; nothing elsewhere */
         _exit(code);
     }
     record_header h = {RECORD_FAILURE, code, 0, 0, (uint32_t)strlen(message), 0};
@@ -112,7 +112,7 @@ void keep_synthetic(sandbox_outcome *out, const record_header &h, const char *pa
     size_t size = sizeof(synthetic_mountpoint) + h.len_a + h.len_b + 2;
     long mem = raw_syscall6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem < 0)
-        return;  /* out of memory: the synthetic file stays (an empty file) */
+        return; /* out of memory: the synthetic file stays (an empty file) */
     synthetic_mountpoint *s = (synthetic_mountpoint *)mem;
     char *strings = (char *)(s + 1);
     memcpy(strings, payload, h.len_a);
@@ -196,7 +196,7 @@ void read_sandbox_outcome(int fd, sandbox_outcome *out)
     record_header h;
     while (read_all(fd, &h, sizeof h)) {
         if (h.len_a >= kMaxPayload || h.len_b >= kMaxPayload || !read_all(fd, payload, h.len_a + h.len_b))
-            return;  /* a torn record: the sandbox side died while writing it */
+            return; /* a torn record: the sandbox side died while writing it */
         if (h.kind == RECORD_SYNTHETIC)
             keep_synthetic(out, h, payload);
         else if (h.kind == RECORD_FAILURE)

@@ -41,15 +41,15 @@ struct synthetic_mountpoint {
     const char *rel;
     dev_t dev;
     ino_t ino;
-    uint32_t step;  /* 0: an empty file masked with /dev/null; else 1 + the placeholder's step */
+    uint32_t step; /* 0: an empty file masked with /dev/null; else 1 + the placeholder's step */
     synthetic_mountpoint *next;
 };
 
 /* Supervisor side: what the sandbox reported before EOF. */
 struct sandbox_outcome {
-    bool failed;             /* a fail() record arrived: nothing of the command ran */
-    int code;                /* its exit code */
-    char message[1024];      /* its line, without the "tartaros: " prefix */
+    bool failed;        /* a fail() record arrived: nothing of the command ran */
+    int code;           /* its exit code */
+    char message[1024]; /* its line, without the "tartaros: " prefix */
     synthetic_mountpoint *synthetic;
 };
 

@@ -191,8 +191,7 @@ void limits_decide(run_ctx *ctx, limit_lost_fn lost, void *arg)
                  root ? nullptr : arena_concat3("RLIMIT_NPROC instead (", kNprocWeakness, ")"));
     }
     if (rl->wants.memory_max && !rl->probe.version[CG_MEMORY]) {
-        lost(arg, required, "memory_max", "a cgroup with the memory controller", rl->probe.why_not[CG_MEMORY],
-             nullptr);
+        lost(arg, required, "memory_max", "a cgroup with the memory controller", rl->probe.why_not[CG_MEMORY], nullptr);
         rl->wants.memory_max = 0;
     }
     if (rl->wants.cpu_quota_us && !rl->probe.version[CG_CPU]) {
@@ -201,7 +200,7 @@ void limits_decide(run_ctx *ctx, limit_lost_fn lost, void *arg)
     }
     if (rl->wants.kill_switch && !rl->probe.version[CG_PIDS] && !rl->probe.version[CG_FREEZER] &&
         !rl->wants.memory_max && !rl->wants.cpu_quota_us)
-        rl->wants.kill_switch = false;  /* init still ends its own children (init.cpp) */
+        rl->wants.kill_switch = false; /* init still ends its own children (init.cpp) */
 }
 
 void limits_lost_user_namespace(run_ctx *ctx, limit_lost_fn lost, void *arg)
@@ -256,7 +255,7 @@ void limits_protect_supervisor(const run_ctx *ctx, pid_t init)
     long fd = raw_open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return;
-    raw_write((int)fd, "-1000", 5);  /* EACCES without CAP_SYS_RESOURCE: stated in docs/enforcement.md */
+    raw_write((int)fd, "-1000", 5); /* EACCES without CAP_SYS_RESOURCE: stated in docs/enforcement.md */
     raw_close((int)fd);
 }
 

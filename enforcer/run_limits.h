@@ -25,11 +25,11 @@
 
 struct run_limits {
     cgroup_probe probe;
-    cgroup_wants wants;      /* what the cgroup is to carry; all zero = no cgroup */
-    cgroup_run *cgroup;      /* NULL until created, or when none */
-    uint64_t nproc;          /* RLIMIT_NPROC the command sets for max_processes without a cgroup; 0 = none */
-    bool nproc_exact;        /* ... counted in the sandbox's own user namespace: the limit holds exactly */
-    unsigned helpers;        /* the enforcer's own tasks in the sandbox: init, mediator, socket factory */
+    cgroup_wants wants; /* what the cgroup is to carry; all zero = no cgroup */
+    cgroup_run *cgroup; /* NULL until created, or when none */
+    uint64_t nproc;     /* RLIMIT_NPROC the command sets for max_processes without a cgroup; 0 = none */
+    bool nproc_exact;   /* ... counted in the sandbox's own user namespace: the limit holds exactly */
+    unsigned helpers;   /* the enforcer's own tasks in the sandbox: init, mediator, socket factory */
 };
 
 /* Preflight: the limits this run wants of a cgroup (none when the plan has none and init is

@@ -13,5 +13,5 @@ int sealed_memfd_create(const char *name)
 bool sealed_memfd_seal(int fd)
 {
     return fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) == 0 &&
-           lseek(fd, 0, SEEK_SET) == 0;
+        lseek(fd, 0, SEEK_SET) == 0;
 }

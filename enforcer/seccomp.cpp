@@ -54,7 +54,7 @@ void seccomp_enforce(const run_ctx *ctx)
 {
     const tp_plan *plan = ctx->plan;
     if (plan->seccomp == nullptr || !ctx->seccomp || ctx->deny_events)
-        return;  /* with denied-syscall events, mediator_attach loaded it inside the listener program */
+        return; /* with denied-syscall events, mediator_attach loaded it inside the listener program */
     kuapi::sock_fprog prog = {(unsigned short)plan->seccomp_insn_count, plan->seccomp_prog};
     if (syscall(SYS_seccomp, kuapi::SECCOMP_SET_MODE_FILTER, 0u, &prog) == 0)
         return;

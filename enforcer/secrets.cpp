@@ -18,10 +18,10 @@ extern char **environ;
 
 namespace {
 
-constexpr size_t kRandomTokenBytes = 32;  /* 256 bits, 64 hex digits */
+constexpr size_t kRandomTokenBytes = 32; /* 256 bits, 64 hex digits */
 
 struct secret {
-    const char *value;  /* a value: inside the environment block; the token: g_token */
+    const char *value; /* a value: inside the environment block; the token: g_token */
     uint32_t len;
 };
 
@@ -98,8 +98,8 @@ void read_token(const tp_plan *plan)
     const char *why = unusable(value, &len);
     if (why != nullptr) {
         char origin[64];
-        refuse("broker%s: its token_env %s %s", origin_text(b->origin.line, b->origin.col, origin, sizeof origin),
-               name, why);
+        refuse("broker%s: its token_env %s %s", origin_text(b->origin.line, b->origin.col, origin, sizeof origin), name,
+               why);
     }
     memcpy(g_token, value, len);
     g_token_len = len;

@@ -19,13 +19,13 @@
 
 namespace {
 
-constexpr long kHeld = LONG_MIN;               /* advance(): the send waits for room */
-constexpr uint64_t kRetryNs = 5000000;         /* a datagram socket poll() cannot judge */
-constexpr int kSweepMs = 200;                  /* how often held calls are checked for a dead caller */
-constexpr uint64_t kMsgLenOffset = 56;         /* struct mmsghdr's msg_len */
+constexpr long kHeld = LONG_MIN;       /* advance(): the send waits for room */
+constexpr uint64_t kRetryNs = 5000000; /* a datagram socket poll() cannot judge */
+constexpr int kSweepMs = 200;          /* how often held calls are checked for a dead caller */
+constexpr uint64_t kMsgLenOffset = 56; /* struct mmsghdr's msg_len */
 
 send_job g_held[kMaxHeldSends];
-send_job g_now;  /* the call being started */
+send_job g_now; /* the call being started */
 uint32_t g_held_count;
 uint64_t g_order;
 
@@ -113,7 +113,7 @@ void wait_here(send_job &j)
         r = advance(j);
     }
     if (r == kHeld)
-        clear(j);  /* the caller is gone */
+        clear(j); /* the caller is gone */
     else
         answer(j, r);
 }
@@ -136,7 +136,7 @@ long take_socket(send_job &j)
 {
     long ret = j.pidfd = (int)caller_pidfd(j.n.pid);
     if (ret >= 0)
-        ret = still_pending(j) ? 0 : -ESRCH;  /* the pid may have been reused */
+        ret = still_pending(j) ? 0 : -ESRCH; /* the pid may have been reused */
     if (ret == 0)
         ret = j.sock = (int)rsys(SYS_pidfd_getfd, j.pidfd, (int)j.n.data.args[0], 0);
     if (ret < 0)
@@ -224,7 +224,7 @@ void held_sends_progress(const struct pollfd *set, uint32_t count)
         if (j.sock < 0)
             continue;
         if (!still_pending(j)) {
-            clear(j);  /* killed while it waited */
+            clear(j); /* killed while it waited */
             continue;
         }
         const bool woken = set[i].revents != 0;
@@ -238,7 +238,7 @@ void held_sends_progress(const struct pollfd *set, uint32_t count)
             continue;
         }
         if (woken && j.sent == sent && j.done == done)
-            j.timer = true;  /* poll() saw room the send did not find */
+            j.timer = true; /* poll() saw room the send did not find */
         j.retry_ns = now + kRetryNs;
     }
 }

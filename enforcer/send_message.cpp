@@ -31,7 +31,7 @@ struct remote_msghdr {
     int32_t flags, pad1;
 };
 static_assert(sizeof(remote_msghdr) == 56, "struct msghdr");
-constexpr uint64_t kMmsghdrSize = 64;  /* struct mmsghdr: a msghdr and msg_len */
+constexpr uint64_t kMmsghdrSize = 64; /* struct mmsghdr: a msghdr and msg_len */
 constexpr uint32_t kMsgZerocopy = 0x4000000;
 
 struct remote_cmsghdr {
@@ -41,8 +41,8 @@ struct remote_cmsghdr {
 constexpr uint64_t kCmsgHeader = sizeof(remote_cmsghdr);
 
 unsigned char g_payload[kMaxMediatedSend];
-struct iovec g_iov[kMaxIov];     /* the caller's iovec array */
-struct iovec g_remote[kMaxIov];  /* the part of it still to send */
+struct iovec g_iov[kMaxIov];    /* the caller's iovec array */
+struct iovec g_remote[kMaxIov]; /* the part of it still to send */
 unsigned char g_control[kMaxControl];
 
 long read_remote(const send_job &j, void *local, uint64_t remote, uint64_t len)
@@ -70,7 +70,7 @@ long take_rights(send_job &j, unsigned char *data, uint64_t count)
 {
     for (uint64_t i = 0; i < count; i++) {
         if (j.rights_count == kMaxRights)
-            return -EINVAL;  /* as the kernel answers beyond SCM_MAX_FD */
+            return -EINVAL; /* as the kernel answers beyond SCM_MAX_FD */
         int fd;
         memcpy(&fd, data + 4 * i, sizeof fd);
         long own = rsys(SYS_pidfd_getfd, j.pidfd, fd, 0);
@@ -101,7 +101,7 @@ long translate_control(send_job &j, uint64_t len)
             long ret = rights ? take_rights(j, j.control + out + kCmsgHeader, (h.len - kCmsgHeader) / 4) : 0;
             if (ret < 0)
                 return ret;
-            out += align8(h.len);  /* out <= at: j.control has room for the last one's padding */
+            out += align8(h.len); /* out <= at: j.control has room for the last one's padding */
         }
         if (align8(h.len) >= len - at)
             break;
@@ -137,7 +137,7 @@ long read_header(send_job &j, unsigned char *given, uint32_t *given_len)
         j.size += g_iov[i].iov_len;
     }
     if (h.control_len > kMaxControl)
-        return -ENOBUFS;  /* as the kernel answers beyond its option memory */
+        return -ENOBUFS; /* as the kernel answers beyond its option memory */
     if ((ret = read_remote(j, g_control, h.control, h.control_len)) < 0)
         return ret;
     return translate_control(j, h.control_len);
@@ -161,12 +161,12 @@ long check_address(send_job &j, socket_call &c, const unsigned char *given, uint
     }
     if (!g_socket_view.private_netns && unix_abstract(j.domain, given, len)) {
         c.refusal = "an abstract socket, and the sandbox has no network namespace of its own";
-        return -EPERM;  /* as Landlock's abstract-socket scope would answer */
+        return -EPERM; /* as Landlock's abstract-socket scope would answer */
     }
     const bool inet = j.domain == AF_INET || j.domain == AF_INET6;
     if (!g_socket_view.private_netns && inet && j.type == SOCK_STREAM) {
         c.refusal = "TCP, and the sandbox has no network namespace of its own";
-        return -EACCES;  /* a TCP send with an address connects (TCP Fast Open) */
+        return -EACCES; /* a TCP send with an address connects (TCP Fast Open) */
     }
     memcpy(j.name, given, len);
     j.name_len = len;
@@ -236,14 +236,14 @@ long prepare_message(send_job &j)
         ret = read_header(j, given, &given_len);
     }
     if (ret == 0 && j.type != SOCK_STREAM && j.size > kMaxMediatedSend)
-        ret = -EMSGSIZE;  /* a datagram goes whole or not at all */
+        ret = -EMSGSIZE; /* a datagram goes whole or not at all */
     socket_call c = {j.listener, &j.n, j.sock, nullptr};
     if (ret == 0)
         ret = check_address(j, c, given, given_len);
     if (c.refusal != nullptr && g_socket_view.record_refusals)
         deny_event_connect(j.listener, j.n, (int)-ret, c.refusal, given, given_len);
     j.iov_fresh = true;
-    return ret;  /* what was read is used once send_once() has seen the call still pending */
+    return ret; /* what was read is used once send_once() has seen the call still pending */
 }
 
 long send_once(send_job &j)
@@ -264,7 +264,7 @@ long send_once(send_job &j)
         return -ESRCH;
     uint32_t flags = (j.flags & ~kMsgZerocopy) | MSG_DONTWAIT | MSG_NOSIGNAL;
     if (want < left)
-        flags &= ~(uint32_t)MSG_OOB;  /* the urgent byte is the message's last */
+        flags &= ~(uint32_t)MSG_OOB; /* the urgent byte is the message's last */
     struct msghdr m = {};
     m.msg_name = j.name_len > 0 ? j.name : nullptr;
     m.msg_namelen = j.name_len;

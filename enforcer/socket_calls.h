@@ -30,10 +30,10 @@ inline long rsys(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e
 
 /* What the socket calls know of the sandbox: set by init before the mediator starts. */
 struct socket_view {
-    bool private_netns;       /* the sandbox has its own network namespace */
-    bool private_pids;        /* ... and its own PID namespace: a peer outside has no pid here */
-    bool proc_shows_sandbox;  /* /proc/PID is the sandbox's PID: cwd, umask, fd flags are readable */
-    bool record_refusals;     /* the effect log records the mediator's own refusals */
+    bool private_netns;      /* the sandbox has its own network namespace */
+    bool private_pids;       /* ... and its own PID namespace: a peer outside has no pid here */
+    bool proc_shows_sandbox; /* /proc/PID is the sandbox's PID: cwd, umask, fd flags are readable */
+    bool record_refusals;    /* the effect log records the mediator's own refusals */
     /* The filesystems the sandbox made: the private /tmp, /dev/shm, the private dirs (and the
      * credentials directory, read-only, so refused anyway). */
     dev_t private_devs[3 + TP_MAX_PRIVATE_DIRS];
@@ -43,10 +43,10 @@ extern socket_view g_socket_view;
 
 /* One notified call being answered. */
 struct socket_call {
-    int listener;                    /* for SECCOMP_IOCTL_NOTIF_ADDFD */
-    const kuapi::seccomp_notif *n;   /* the call: n->pid is the caller, n->data.args its arguments */
-    int sock;                        /* the mediator's duplicate of the command's socket */
-    const char *refusal;             /* set when the mediator refuses on its own: why (effect log) */
+    int listener;                  /* for SECCOMP_IOCTL_NOTIF_ADDFD */
+    const kuapi::seccomp_notif *n; /* the call: n->pid is the caller, n->data.args its arguments */
+    int sock;                      /* the mediator's duplicate of the command's socket */
+    const char *refusal;           /* set when the mediator refuses on its own: why (effect log) */
 };
 
 /* Largest datagram a mediated send carries (a unix datagram's default limit is ~208 KiB), and

@@ -17,8 +17,8 @@ socket_view g_socket_view;
 
 namespace {
 
-constexpr unsigned long kStRdonly = 1;  /* statfs f_flags: ST_RDONLY */
-char g_proc_text[4096];                 /* one /proc file at a time */
+constexpr unsigned long kStRdonly = 1; /* statfs f_flags: ST_RDONLY */
+char g_proc_text[4096];                /* one /proc file at a time */
 
 /* /proc/PID/REST (REST may hold a number), read into g_proc_text; its length, or -1. */
 long read_proc(uint32_t pid, const char *rest, long number)
@@ -47,7 +47,7 @@ long read_proc(uint32_t pid, const char *rest, long number)
 /* The octal number after `key` in g_proc_text; `fallback` when absent. */
 unsigned long octal_after(const char *key, unsigned long fallback)
 {
-    const char *at = strstr(g_proc_text, key);  /* strstr touches nothing but its arguments */
+    const char *at = strstr(g_proc_text, key); /* strstr touches nothing but its arguments */
     if (at == nullptr)
         return fallback;
     at += strlen(key);
@@ -60,7 +60,7 @@ unsigned long octal_after(const char *key, unsigned long fallback)
 }
 
 /* Options a program sets before connect or bind, which a replacement socket must keep. */
-constexpr int kPassPidfd = 76;  /* SO_PASSPIDFD, Linux 6.5 */
+constexpr int kPassPidfd = 76; /* SO_PASSPIDFD, Linux 6.5 */
 constexpr int kIntOptions[] = {SO_PASSCRED, SO_PASSSEC, kPassPidfd, SO_SNDBUF, SO_RCVBUF, SO_PRIORITY};
 constexpr int kTimeOptions[] = {SO_RCVTIMEO, SO_SNDTIMEO};
 
@@ -91,7 +91,7 @@ struct notif_addfd {
     uint32_t newfd;
     uint32_t newfd_flags;
 };
-constexpr unsigned long kIoctlNotifAddfd = 0x40182103ul;  /* _IOW('!', 3, struct seccomp_notif_addfd) */
+constexpr unsigned long kIoctlNotifAddfd = 0x40182103ul; /* _IOW('!', 3, struct seccomp_notif_addfd) */
 constexpr uint32_t kAddfdFlagSetfd = 1u;
 
 /* sock_diag for unix sockets (linux/netlink.h, linux/sock_diag.h, linux/unix_diag.h). */
@@ -113,7 +113,7 @@ struct diag_request {
     nl_header h;
     unix_diag_req r;
 };
-constexpr size_t kDiagMsgSize = 16;  /* struct unix_diag_msg */
+constexpr size_t kDiagMsgSize = 16; /* struct unix_diag_msg */
 
 /* The kernel-encoded device of UNIX_DIAG_VFS in a reply; false when absent. */
 bool vfs_dev_of(const unsigned char *reply, size_t size, uint32_t *dev)
@@ -130,7 +130,7 @@ bool vfs_dev_of(const unsigned char *reply, size_t size, uint32_t *dev)
         if (attr[0] < 4 || at + attr[0] > h.len)
             return false;
         if (attr[1] == kUnixDiagVfs && attr[0] >= 12) {
-            memcpy(dev, reply + at + 8, sizeof *dev);  /* {udiag_vfs_ino, udiag_vfs_dev} */
+            memcpy(dev, reply + at + 8, sizeof *dev); /* {udiag_vfs_ino, udiag_vfs_dev} */
             return true;
         }
         at += (attr[0] + 3u) & ~3u;
@@ -147,9 +147,9 @@ int unix_pathname(int domain, const unsigned char *addr, uint32_t len, char *pat
         un->sun_path[0] == '\0')
         return 0;
     if (len > sizeof(struct sockaddr_un))
-        return -EINVAL;  /* as the kernel answers */
+        return -EINVAL; /* as the kernel answers */
     size_t n = len - offsetof(struct sockaddr_un, sun_path);
-    memcpy(path, un->sun_path, n);  /* memcpy touches nothing but its arguments */
+    memcpy(path, un->sun_path, n); /* memcpy touches nothing but its arguments */
     path[n] = '\0';
     return 1;
 }
@@ -158,7 +158,7 @@ bool unix_abstract(int domain, const unsigned char *addr, uint32_t len)
 {
     const struct sockaddr_un *un = (const struct sockaddr_un *)addr;
     return domain == AF_UNIX && len > offsetof(struct sockaddr_un, sun_path) && un->sun_family == AF_UNIX &&
-           un->sun_path[0] == '\0';
+        un->sun_path[0] == '\0';
 }
 
 int socket_option(int sock, int option)
@@ -178,10 +178,10 @@ long caller_pidfd(uint32_t tid)
         return pidfd;
     pidfd = rsys(SYS_pidfd_open, tid, 0);
     if (pidfd != -ENOENT)
-        return pidfd;  /* a leader, or gone */
+        return pidfd; /* a leader, or gone */
     if (read_proc(tid, "/status", -1) < 0)
         return -ESRCH;
-    const char *at = strstr(g_proc_text, "\nTgid:");  /* strstr touches nothing but its arguments */
+    const char *at = strstr(g_proc_text, "\nTgid:"); /* strstr touches nothing but its arguments */
     unsigned long tgid = 0;
     for (at = at == nullptr ? "" : at + 6; *at == ' ' || *at == '\t'; at++) {
     }
@@ -202,14 +202,15 @@ long open_as_command(socket_call &c, long dirfd, const char *path, bool director
         where[at] = '\0';
         if (!g_socket_view.proc_shows_sandbox) {
             c.refusal = "a relative socket path, and /proc does not show the sandbox's processes";
-            return -EACCES;  /* /proc numbers processes another way: fail closed */
+            return -EACCES; /* /proc numbers processes another way: fail closed */
         }
         if ((cwd = rsys(SYS_openat, AT_FDCWD, (long)where, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
             return cwd;
         dirfd = cwd;
     }
     /* Magic links (/proc/self/fd/N, /dev/fd/N) would name the mediator's descriptors here. */
-    kuapi::open_how how = {(uint64_t)(O_PATH | O_CLOEXEC | (directory ? O_DIRECTORY : 0)), 0, kuapi::RESOLVE_NO_MAGICLINKS};
+    kuapi::open_how how = {(uint64_t)(O_PATH | O_CLOEXEC | (directory ? O_DIRECTORY : 0)), 0,
+                           kuapi::RESOLVE_NO_MAGICLINKS};
     long fd = rsys(SYS_openat2, dirfd, (long)path, (long)&how, sizeof how);
     if (cwd >= 0)
         raw_close((int)cwd);
@@ -277,8 +278,8 @@ long replacement_socket(socket_call &c)
     const int type = socket_option(c.sock, SO_TYPE);
     const int protocol = socket_option(c.sock, SO_PROTOCOL);
     const int nonblock = status >= 0 && (status & O_NONBLOCK) ? SOCK_NONBLOCK : 0;
-    long own = rsys(SYS_socket, socket_option(c.sock, SO_DOMAIN), type | SOCK_CLOEXEC | nonblock,
-                    protocol < 0 ? 0 : protocol);
+    long own =
+        rsys(SYS_socket, socket_option(c.sock, SO_DOMAIN), type | SOCK_CLOEXEC | nonblock, protocol < 0 ? 0 : protocol);
     if (own >= 0)
         copy_options(c.sock, (int)own);
     return own;
@@ -308,7 +309,7 @@ bool bound_on_private_fs(int sock)
         sa_family_t family;
         uint16_t pad;
         uint32_t pid, groups;
-    } kernel = {AF_NETLINK, 0, 0, 0};  /* struct sockaddr_nl */
+    } kernel = {AF_NETLINK, 0, 0, 0}; /* struct sockaddr_nl */
     long sent = rsys(SYS_sendto, nl, (long)&req, sizeof req, 0, (long)&kernel, sizeof kernel);
     alignas(8) unsigned char reply[512];
     long got = sent == (long)sizeof req ? rsys(SYS_recvfrom, nl, (long)reply, sizeof reply, 0, 0, 0) : -1;
@@ -317,7 +318,8 @@ bool bound_on_private_fs(int sock)
     if (got <= 0 || !vfs_dev_of(reply, (size_t)got, &dev))
         return false;
     for (uint32_t i = 0; i < g_socket_view.private_dev_count; i++)
-        if (major(g_socket_view.private_devs[i]) == (dev >> 20) && minor(g_socket_view.private_devs[i]) == (dev & 0xfffff))
+        if (major(g_socket_view.private_devs[i]) == (dev >> 20) &&
+            minor(g_socket_view.private_devs[i]) == (dev & 0xfffff))
             return true;
     return false;
 }

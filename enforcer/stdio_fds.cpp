@@ -88,7 +88,7 @@ void make_pipe(stdio_setup *s, int k)
     s->sandbox_end[k] = k == 0 ? fds[0] : fds[1];
     s->relay_end[k] = mine;
     checked(fcntl(mine, F_SETFL, O_NONBLOCK), "fcntl");
-    fcntl(fds[0], F_SETPIPE_SZ, kPipeSize);  /* best effort: pipe-max-size may be lower */
+    fcntl(fds[0], F_SETPIPE_SZ, kPipeSize); /* best effort: pipe-max-size may be lower */
 }
 
 /* A run started in the background finds the terminal in whatever modes its foreground has
@@ -178,12 +178,12 @@ void stdio_prepare(run_ctx *ctx)
         s->relayed |= s->kind[k] == STDIO_PIPE || s->kind[k] == STDIO_TERMINAL;
     }
     if (!s->relayed)
-        return;  /* nothing of the caller's reaches the command: no relay, no thread */
+        return; /* nothing of the caller's reaches the command: no relay, no thread */
     for (int k = 0; k < kStdio; k++) {
         if (s->kind[k] != STDIO_PIPE)
             continue;
         if (k == 2 && s->kind[1] == STDIO_PIPE && same_open_file(1, 2))
-            s->sandbox_end[2] = s->sandbox_end[1];  /* 2>&1: one pipe keeps the order */
+            s->sandbox_end[2] = s->sandbox_end[1]; /* 2>&1: one pipe keeps the order */
         else
             make_pipe(s, k);
     }
@@ -220,11 +220,8 @@ void stdio_install(const run_ctx *ctx)
                 null_fd = open_sandbox_null();
             install_fd(null_fd, k);
             break;
-        case STDIO_PIPE:
-            install_fd(s->sandbox_end[k], k);
-            break;
-        case STDIO_TERMINAL:
-            break;  /* stdio_open_terminal */
+        case STDIO_PIPE: install_fd(s->sandbox_end[k], k); break;
+        case STDIO_TERMINAL: break; /* stdio_open_terminal */
         }
     }
     const int done[] = {null_fd, s->pty_channel[0], s->pty_channel[1], s->wake};

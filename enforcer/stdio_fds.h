@@ -28,9 +28,9 @@
 #include "context.h"
 
 enum stdio_kind : uint8_t {
-    STDIO_NULL = 0,      /* the caller's /dev/null: the sandbox's /dev/null */
-    STDIO_PIPE = 1,      /* a relayed pipe */
-    STDIO_TERMINAL = 2   /* the caller's terminal: the sandbox's pseudo-terminal */
+    STDIO_NULL = 0,    /* the caller's /dev/null: the sandbox's /dev/null */
+    STDIO_PIPE = 1,    /* a relayed pipe */
+    STDIO_TERMINAL = 2 /* the caller's terminal: the sandbox's pseudo-terminal */
 };
 
 /* Shared by the supervisor, init and the relay (one address space, raw.h). */
@@ -45,11 +45,11 @@ struct stdio_setup {
     int devpts;           /* init: the sandbox's devpts instance, detached until the DEV step */
     struct termios modes; /* the caller's terminal modes, given to the pty and restored */
     struct winsize size;
-    uint32_t stops;       /* bumped by init each time the command stops */
-    uint32_t stops_told;  /* the supervisor's last count passed to the relay */
-    uint32_t signals;     /* bit 0: SIGWINCH, bit 1: SIGCONT (set by the supervisor's handlers) */
-    uint32_t finishing;   /* the command has exited: relay what is left, then end */
-    int relay_tid;        /* the relay thread while it lives (cleared by the kernel at its exit) */
+    uint32_t stops;      /* bumped by init each time the command stops */
+    uint32_t stops_told; /* the supervisor's last count passed to the relay */
+    uint32_t signals;    /* bit 0: SIGWINCH, bit 1: SIGCONT (set by the supervisor's handlers) */
+    uint32_t finishing;  /* the command has exited: relay what is left, then end */
+    int relay_tid;       /* the relay thread while it lives (cleared by the kernel at its exit) */
 };
 
 /* Supervisor, after the proxy and the cgroup warden exist and just before init is cloned:

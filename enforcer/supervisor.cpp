@@ -25,8 +25,8 @@
 #include "run_limits.h"
 #include "secrets.h"
 #include "signals.h"
-#include "synthetic.h"
 #include "stdio_fds.h"
+#include "synthetic.h"
 #include "syscalls.h"
 
 namespace {
@@ -61,7 +61,7 @@ init_start g_init_start;
 int init_entry(void *arg)
 {
     const init_start *start = (const init_start *)arg;
-    raw_close(start->release.write_end);  /* raw: the supervisor runs on this memory too */
+    raw_close(start->release.write_end); /* raw: the supervisor runs on this memory too */
     raw_close(start->status.read_end);
     init_main(start->ctx, start->release.read_end, start->status.write_end);
 }
@@ -189,7 +189,7 @@ int run_supervisor(run_ctx *ctx)
     char why[256];
     if (!limits_attach(ctx, init, why, sizeof why))
         abandon_init(ctx, init, "move the sandbox into its cgroup", why);
-    effect_log_run_start();  /* every decision is taken; nothing of the sandbox has run */
+    effect_log_run_start(); /* every decision is taken; nothing of the sandbox has run */
     if (write(release.write_end, "1", 1) != 1)
         fail(EXIT_STARTUP, "cannot release the sandbox: %s", strerror(errno));
     /* From the release on, init runs C code on this memory: raw calls only until it is gone. */
@@ -199,7 +199,7 @@ int run_supervisor(run_ctx *ctx)
     sandbox_outcome outcome = {};
     read_sandbox_outcome(status.read_end, &outcome);
     raw_close(status.read_end);
-    secrets_forget_token();  /* the sandbox side has started (or failed): init is done with it */
+    secrets_forget_token(); /* the sandbox side has started (or failed): init is done with it */
     limits_protect_supervisor(ctx, init);
     /* The command runs. Once init posts its exit code, return it without waiting for init's
      * namespaces to be torn down (as bubblewrap does): init is exiting, which kills whatever
@@ -223,7 +223,7 @@ int run_supervisor(run_ctx *ctx)
         deny_events_summary();
     }
     egress_stop();
-    report_to_supervisor(-1);  /* init set it to its end of the status pipe */
+    report_to_supervisor(-1); /* init set it to its end of the status pipe */
     for (const synthetic_mountpoint *s = outcome.synthetic; s; s = s->next)
         remove_synthetic(ctx->plan, s);
     if (outcome.failed) {

@@ -34,12 +34,13 @@ bool unchanged(const tp_plan *plan, const synthetic_mountpoint *s, int parent, c
     const tp_mount *m = s->step != 0 && s->step <= plan->mount_count ? &plan->mounts[s->step - 1] : nullptr;
     *dir = m != nullptr && (m->flags & TP_MNTF_MATERIALIZE_DIR);
     if (*dir)
-        return S_ISDIR(st.st_mode);  /* rmdir refuses one that is no longer empty */
+        return S_ISDIR(st.st_mode); /* rmdir refuses one that is no longer empty */
     if (!S_ISREG(st.st_mode))
         return false;
     if (m == nullptr)
         return st.st_size == 0;
-    return st.st_size == (off_t)m->source.len && holds_exactly(parent, name, tp_plan_str(plan, m->source), m->source.len);
+    return st.st_size == (off_t)m->source.len &&
+        holds_exactly(parent, name, tp_plan_str(plan, m->source), m->source.len);
 }
 
 }  // namespace

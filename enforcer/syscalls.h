@@ -24,8 +24,7 @@ inline int sys_open_tree(int dirfd, const char *path, unsigned flags)
     return (int)syscall(SYS_open_tree, dirfd, path, flags);
 }
 
-inline int sys_move_mount(int from_dirfd, const char *from_path, int to_dirfd, const char *to_path,
-                          unsigned flags)
+inline int sys_move_mount(int from_dirfd, const char *from_path, int to_dirfd, const char *to_path, unsigned flags)
 {
     return (int)syscall(SYS_move_mount, from_dirfd, from_path, to_dirfd, to_path, flags);
 }
@@ -109,4 +108,3 @@ inline int sys_statx(int dirfd, const char *path, int flags, unsigned mask, kuap
 {
     return (int)syscall(SYS_statx, dirfd, path, flags, mask, buf);
 }
-

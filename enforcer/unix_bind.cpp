@@ -33,7 +33,7 @@ namespace {
 long check_directory(socket_call &c, const char *path)
 {
     char dir_path[sizeof(sockaddr_un::sun_path) + 1];
-    const char *slash = strrchr(path, '/');  /* strrchr touches nothing but its arguments */
+    const char *slash = strrchr(path, '/'); /* strrchr touches nothing but its arguments */
     const size_t n = slash == nullptr ? 0 : slash == path ? 1 : (size_t)(slash - path);
     memcpy(dir_path, n > 0 ? path : ".", n > 0 ? n : 1);
     dir_path[n > 0 ? n : 1] = '\0';
@@ -115,7 +115,7 @@ long mediated_bind(socket_call &c, const unsigned char *addr, uint32_t len)
         return bind_pathname(c, path, addr, len);
     if (!g_socket_view.private_netns && (domain == AF_INET || domain == AF_INET6) && is_tcp(c.sock)) {
         c.refusal = "TCP, and the sandbox has no network namespace of its own";
-        return -EACCES;  /* as Landlock's TCP layer would answer (landlock.h) */
+        return -EACCES; /* as Landlock's TCP layer would answer (landlock.h) */
     }
     return rsys(SYS_bind, c.sock, (long)addr, len);
 }

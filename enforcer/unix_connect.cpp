@@ -66,7 +66,7 @@ long connect_and_install(socket_call &c, const void *addr, uint32_t len)
     long ret = rsys(SYS_connect, own, (long)addr, len);
     if (ret == 0 && !peer_inside((int)own)) {
         c.refusal = "the socket's listener is not a process of the sandbox";
-        ret = -EACCES;  /* the peer sees a connection closed at once, never a byte */
+        ret = -EACCES; /* the peer sees a connection closed at once, never a byte */
     }
     if (ret == 0)
         ret = install_over_command(c, own);
@@ -118,13 +118,13 @@ long mediated_connect(socket_call &c, const unsigned char *addr, uint32_t len)
     if (unix_abstract(domain, addr, len)) {
         if (!g_socket_view.private_netns) {
             c.refusal = "an abstract socket, and the sandbox has no network namespace of its own";
-            return -EPERM;  /* as Landlock's abstract-socket scope would answer */
+            return -EPERM; /* as Landlock's abstract-socket scope would answer */
         }
         return connect_unix(c, addr, len);
     }
     if (!g_socket_view.private_netns && (domain == AF_INET || domain == AF_INET6)) {
         c.refusal = "TCP, and the sandbox has no network namespace of its own";
-        return -EACCES;  /* as Landlock's TCP layer would answer (landlock.h) */
+        return -EACCES; /* as Landlock's TCP layer would answer (landlock.h) */
     }
     return rsys(SYS_connect, c.sock, (long)addr, len);
 }

@@ -44,8 +44,10 @@ int check_ld(const Ctx &c, uint32_t i, const tp_bpf_insn &in)
     if (TP_BPF_MODE(in.code) == TP_BPF_IMM)
         return 0;
     if (TP_BPF_MODE(in.code) != TP_BPF_ABS)
-        return fail(c, "instruction %u: load mode 0x%02x is not absolute or immediate (scratch memory "
-                       "and packet modes are refused)", i, TP_BPF_MODE(in.code));
+        return fail(c,
+                    "instruction %u: load mode 0x%02x is not absolute or immediate (scratch memory "
+                    "and packet modes are refused)",
+                    i, TP_BPF_MODE(in.code));
     if (in.k >= TP_SD_SIZE || (in.k & 3u) != 0)
         return fail(c, "instruction %u: load at offset %u outside seccomp_data or unaligned", i, in.k);
     return 0;
@@ -56,23 +58,26 @@ int check_alu(const Ctx &c, uint32_t i, const tp_bpf_insn &in)
     uint32_t op = TP_BPF_OP(in.code);
     bool by_x = TP_BPF_SRC(in.code) == TP_BPF_X;
     switch (op) {
-    case TP_BPF_ADD: case TP_BPF_SUB: case TP_BPF_MUL: case TP_BPF_OR: case TP_BPF_AND:
-    case TP_BPF_XOR:
-        return 0;
-    case TP_BPF_NEG:
-        return by_x ? fail(c, "instruction %u: unknown ALU opcode 0x%02x", i, in.code) : 0;
-    case TP_BPF_LSH: case TP_BPF_RSH:
+    case TP_BPF_ADD:
+    case TP_BPF_SUB:
+    case TP_BPF_MUL:
+    case TP_BPF_OR:
+    case TP_BPF_AND:
+    case TP_BPF_XOR: return 0;
+    case TP_BPF_NEG: return by_x ? fail(c, "instruction %u: unknown ALU opcode 0x%02x", i, in.code) : 0;
+    case TP_BPF_LSH:
+    case TP_BPF_RSH:
         if (!by_x && in.k >= 32)
             return fail(c, "instruction %u: shift by %u (>= 32)", i, in.k);
         return 0;
-    case TP_BPF_DIV: case TP_BPF_MOD:
+    case TP_BPF_DIV:
+    case TP_BPF_MOD:
         if (by_x)
             return fail(c, "instruction %u: division by X is refused (it may divide by zero)", i);
         if (in.k == 0)
             return fail(c, "instruction %u: division by the constant 0", i);
         return 0;
-    default:
-        return fail(c, "instruction %u: unknown ALU opcode 0x%02x", i, in.code);
+    default: return fail(c, "instruction %u: unknown ALU opcode 0x%02x", i, in.code);
     }
 }
 
@@ -102,25 +107,24 @@ int check_jmp(const Ctx &c, uint32_t i, const tp_bpf_insn &in, uint32_t n)
 
 int check_insn(const Ctx &c, uint32_t i, const tp_bpf_insn &in, uint32_t n)
 {
-    if (in.code > 0xff)  /* classic BPF opcodes are one byte; the kernel refuses the rest */
+    if (in.code > 0xff) /* classic BPF opcodes are one byte; the kernel refuses the rest */
         return fail(c, "instruction %u: unknown opcode 0x%04x", i, in.code);
     switch (TP_BPF_CLASS(in.code)) {
-    case TP_BPF_LD:
-        return check_ld(c, i, in);
+    case TP_BPF_LD: return check_ld(c, i, in);
     case TP_BPF_LDX:
         if (in.code != (TP_BPF_LDX | TP_BPF_W | TP_BPF_IMM))
             return fail(c, "instruction %u: LDX other than `ldx #k` (code 0x%02x)", i, in.code);
         return 0;
-    case TP_BPF_ALU:
-        return check_alu(c, i, in);
-    case TP_BPF_JMP:
-        return check_jmp(c, i, in, n);
+    case TP_BPF_ALU: return check_alu(c, i, in);
+    case TP_BPF_JMP: return check_jmp(c, i, in, n);
     case TP_BPF_RET:
         if (in.code != (TP_BPF_RET | TP_BPF_K))
             return fail(c, "instruction %u: return of a register, not a constant (code 0x%02x)", i, in.code);
         if (!is_known_return(in.k))
-            return fail(c, "instruction %u: return value 0x%08x is not KILL_PROCESS, KILL_THREAD, "
-                           "ERRNO(1..4095) or ALLOW", i, in.k);
+            return fail(c,
+                        "instruction %u: return value 0x%08x is not KILL_PROCESS, KILL_THREAD, "
+                        "ERRNO(1..4095) or ALLOW",
+                        i, in.k);
         return 0;
     case TP_BPF_MISC:
         if (in.code != (TP_BPF_MISC | TP_BPF_TAX) && in.code != (TP_BPF_MISC | TP_BPF_TXA))

@@ -90,8 +90,8 @@ extern "C" tp_bpf_result tp_bpf_evaluate(const tp_bpf_insn *prog, uint32_t len, 
     }
     uint32_t words[TP_SD_SIZE / 4];
     data_words(data, words);
-    uint64_t pc = 0;  /* 64-bit: `ja` adds a 32-bit offset */
-    uint32_t at = 0;  /* the instruction running, for faults */
+    uint64_t pc = 0; /* 64-bit: `ja` adds a 32-bit offset */
+    uint32_t at = 0; /* the instruction running, for faults */
     while (pc < len) {
         const tp_bpf_insn &in = prog[pc];
         at = (uint32_t)pc;
@@ -105,10 +105,22 @@ extern "C" tp_bpf_result tp_bpf_evaluate(const tp_bpf_insn *prog, uint32_t len, 
             m.a = words[in.k / 4];
             pc++;
             continue;
-        case TP_BPF_LD | TP_BPF_IMM: m.a = in.k; pc++; continue;
-        case TP_BPF_LDX | TP_BPF_IMM: m.x = in.k; pc++; continue;
-        case TP_BPF_MISC | TP_BPF_TAX: m.x = m.a; pc++; continue;
-        case TP_BPF_MISC | TP_BPF_TXA: m.a = m.x; pc++; continue;
+        case TP_BPF_LD | TP_BPF_IMM:
+            m.a = in.k;
+            pc++;
+            continue;
+        case TP_BPF_LDX | TP_BPF_IMM:
+            m.x = in.k;
+            pc++;
+            continue;
+        case TP_BPF_MISC | TP_BPF_TAX:
+            m.x = m.a;
+            pc++;
+            continue;
+        case TP_BPF_MISC | TP_BPF_TXA:
+            m.a = m.x;
+            pc++;
+            continue;
         case TP_BPF_RET | TP_BPF_K: m.result.ret = in.k; return m.result;
         case TP_BPF_JMP | TP_BPF_JA: pc += 1 + (uint64_t)in.k; continue;
         default: break;

@@ -35,26 +35,25 @@ struct tp_seccomp_data {
 
 enum tp_bpf_fault {
     TP_BPF_FAULT_NONE = 0,
-    TP_BPF_FAULT_LENGTH,     /* the program is empty or longer than TP_BPF_MAXINSNS */
-    TP_BPF_FAULT_LOAD,       /* a load outside seccomp_data or not 4-aligned (value: offset) */
-    TP_BPF_FAULT_OPCODE,     /* an opcode outside the accepted set (value: opcode) */
-    TP_BPF_FAULT_DIVISION,   /* division or modulo by constant 0 (value: 0) */
-    TP_BPF_FAULT_SHIFT,      /* a constant shift >= 32 (value: the shift) */
-    TP_BPF_FAULT_X_OPERAND,  /* division, modulo or negation with X (value: opcode) */
-    TP_BPF_FAULT_PATH,       /* a path leaves the program (value: the instruction it goes to) */
+    TP_BPF_FAULT_LENGTH,    /* the program is empty or longer than TP_BPF_MAXINSNS */
+    TP_BPF_FAULT_LOAD,      /* a load outside seccomp_data or not 4-aligned (value: offset) */
+    TP_BPF_FAULT_OPCODE,    /* an opcode outside the accepted set (value: opcode) */
+    TP_BPF_FAULT_DIVISION,  /* division or modulo by constant 0 (value: 0) */
+    TP_BPF_FAULT_SHIFT,     /* a constant shift >= 32 (value: the shift) */
+    TP_BPF_FAULT_X_OPERAND, /* division, modulo or negation with X (value: opcode) */
+    TP_BPF_FAULT_PATH,      /* a path leaves the program (value: the instruction it goes to) */
 };
 
 struct tp_bpf_result {
-    uint32_t ret;          /* the full SECCOMP_RET_* value the program returned */
-    uint32_t executed;     /* instructions executed, the return included */
-    uint32_t fault;        /* enum tp_bpf_fault; ret is meaningless unless NONE */
-    uint32_t fault_pc;     /* the instruction that faulted */
-    uint64_t fault_value;  /* what was wrong with it (see enum tp_bpf_fault) */
+    uint32_t ret;         /* the full SECCOMP_RET_* value the program returned */
+    uint32_t executed;    /* instructions executed, the return included */
+    uint32_t fault;       /* enum tp_bpf_fault; ret is meaningless unless NONE */
+    uint32_t fault_pc;    /* the instruction that faulted */
+    uint64_t fault_value; /* what was wrong with it (see enum tp_bpf_fault) */
 };
 
 /* Runs `prog` (`len` instructions) on `data`. */
-struct tp_bpf_result tp_bpf_evaluate(const struct tp_bpf_insn *prog, uint32_t len,
-                                     const struct tp_seccomp_data *data);
+struct tp_bpf_result tp_bpf_evaluate(const struct tp_bpf_insn *prog, uint32_t len, const struct tp_seccomp_data *data);
 
 /* A short description of fault `fault` ("load of seccomp_data offset", ...). */
 const char *tp_bpf_fault_text(uint32_t fault);

@@ -34,8 +34,8 @@ int check_str(const Ctx &c, tp_str s, const char *what, uint32_t index, const ch
 {
     const tp_plan *p = c.plan;
     if ((uint64_t)s.off + s.len >= p->strtab_size)
-        return fail(c, "%s %u: %s (offset %u, length %u) lies outside the %u-byte string table", what,
-                    index, field, s.off, s.len, p->strtab_size);
+        return fail(c, "%s %u: %s (offset %u, length %u) lies outside the %u-byte string table", what, index, field,
+                    s.off, s.len, p->strtab_size);
     const char *str = p->strtab + s.off;
     if (str[s.len] != '\0')
         return fail(c, "%s %u: %s is not NUL-terminated", what, index, field);
@@ -62,16 +62,16 @@ namespace {
 using namespace tp_reader;
 
 /* Known bits of each flag word; anything else in a plan is refused. */
-constexpr uint64_t kKnownFeatures = (1u << 11) - 1;           /* TP_FEAT_USERNS..MOUNT_API */
-constexpr uint32_t kKnownNamespaces = (1u << 7) - 1;          /* TP_NS_USER..CGROUP */
-constexpr uint32_t kKnownMountFlags = (1u << 10) - 1;         /* TP_MNTF_RDONLY..LINK_TARGET */
-constexpr uint64_t kKnownLandlockNet = (1u << 2) - 1;         /* BIND_TCP, CONNECT_TCP */
-constexpr uint64_t kKnownLandlockScopes = (1u << 2) - 1;      /* ABSTRACT_UNIX_SOCKET, SIGNAL */
+constexpr uint64_t kKnownFeatures = (1u << 11) - 1;      /* TP_FEAT_USERNS..MOUNT_API */
+constexpr uint32_t kKnownNamespaces = (1u << 7) - 1;     /* TP_NS_USER..CGROUP */
+constexpr uint32_t kKnownMountFlags = (1u << 10) - 1;    /* TP_MNTF_RDONLY..LINK_TARGET */
+constexpr uint64_t kKnownLandlockNet = (1u << 2) - 1;    /* BIND_TCP, CONNECT_TCP */
+constexpr uint64_t kKnownLandlockScopes = (1u << 2) - 1; /* ABSTRACT_UNIX_SOCKET, SIGNAL */
 constexpr uint32_t kKnownExecFlags = TP_EXEC_INHERIT_ENV;
 constexpr uint32_t kKnownSectionFlags = TP_SECF_REQUIRED;
 constexpr uint32_t kKnownSeccompProfile = TP_SC_HARDEN | TP_SC_DENY_UNIX;
 constexpr uint32_t kKnownNetModes = TP_NET_PROXY | TP_NET_PORTS | TP_NET_EXPOSE | TP_NET_BROKER;
-constexpr uint32_t kTypeCount = TP_SEC_SYSCALL_VALUES + 1;    /* section types are 1..TP_SEC_SYSCALL_VALUES */
+constexpr uint32_t kTypeCount = TP_SEC_SYSCALL_VALUES + 1; /* section types are 1..TP_SEC_SYSCALL_VALUES */
 /* Each relayed port costs the sandbox side one listener (shared/net_channel.h) or the host one. */
 constexpr uint32_t kMaxNetPorts = 256;
 constexpr uint32_t kMaxNetNames = 4096;
@@ -103,16 +103,16 @@ constexpr uint32_t kRecordSize[kTypeCount] = {
 };
 
 constexpr const char *kSectionName[kTypeCount] = {
-    "?", "strtab", "meta", "namespaces", "mounts", "landlock", "landlock_fs", "env", "exec", "seccomp",
-    "seccomp_bpf", "network", "net_ports", "net_names", "limits", "rlimits",
-    "broker", "broker_caps", "sources", "syscall_rules", "syscall_tests", "syscall_values",
+    "?",           "strtab",        "meta",          "namespaces",     "mounts",      "landlock",
+    "landlock_fs", "env",           "exec",          "seccomp",        "seccomp_bpf", "network",
+    "net_ports",   "net_names",     "limits",        "rlimits",        "broker",      "broker_caps",
+    "sources",     "syscall_rules", "syscall_tests", "syscall_values",
 };
 
 bool is_singleton(uint32_t type)
 {
-    return type == TP_SEC_META || type == TP_SEC_NAMESPACES || type == TP_SEC_LANDLOCK ||
-           type == TP_SEC_EXEC || type == TP_SEC_SECCOMP || type == TP_SEC_NETWORK || type == TP_SEC_LIMITS ||
-           type == TP_SEC_BROKER;
+    return type == TP_SEC_META || type == TP_SEC_NAMESPACES || type == TP_SEC_LANDLOCK || type == TP_SEC_EXEC ||
+        type == TP_SEC_SECCOMP || type == TP_SEC_NETWORK || type == TP_SEC_LIMITS || type == TP_SEC_BROKER;
 }
 
 int check_header(const Ctx &c, const uint8_t *buf, uint32_t len)
@@ -125,8 +125,7 @@ int check_header(const Ctx &c, const uint8_t *buf, uint32_t len)
     if (memcmp(h->magic, TP_MAGIC, sizeof h->magic) != 0)
         return fail(c, "not a TartarOS plan (bad magic)");
     if (h->format_version != TP_FORMAT_VERSION)
-        return fail(c, "plan format version %u, this reader supports only %u", h->format_version,
-                    TP_FORMAT_VERSION);
+        return fail(c, "plan format version %u, this reader supports only %u", h->format_version, TP_FORMAT_VERSION);
     if (h->header_size != sizeof(tp_header))
         return fail(c, "header size %u, expected %u", h->header_size, (unsigned)sizeof(tp_header));
     if (h->total_size > TP_MAX_PLAN_SIZE)
@@ -136,8 +135,7 @@ int check_header(const Ctx &c, const uint8_t *buf, uint32_t len)
     if (h->total_size > len)
         return fail(c, "plan truncated: %u of %u bytes", len, h->total_size);
     if (h->total_size < len)
-        return fail(c, "plan has %u trailing bytes after its %u bytes", len - h->total_size,
-                    h->total_size);
+        return fail(c, "plan has %u trailing bytes after its %u bytes", len - h->total_size, h->total_size);
     if (tp_checksum(buf, len, offsetof(tp_header, checksum)) != h->checksum)
         return fail(c, "checksum mismatch");
     if (h->arch != TP_ARCH_X86_64)
@@ -168,22 +166,19 @@ int check_section_entry(const Ctx &c, const tp_section &s, uint32_t index, uint6
     if ((s.offset & 7u) != 0)
         return fail(c, "section %u (%s): offset %u is not 8-aligned", index, name, s.offset);
     if (s.offset < table_end)
-        return fail(c, "section %u (%s): offset %u overlaps the header or section table", index, name,
-                    s.offset);
+        return fail(c, "section %u (%s): offset %u overlaps the header or section table", index, name, s.offset);
     if (s.record_size != kRecordSize[s.type])
-        return fail(c, "section %u (%s): record size %u, expected %u", index, name, s.record_size,
-                    kRecordSize[s.type]);
+        return fail(c, "section %u (%s): record size %u, expected %u", index, name, s.record_size, kRecordSize[s.type]);
     if (s.count > TP_MAX_RECORDS && s.type != TP_SEC_STRTAB)
-        return fail(c, "section %u (%s): %u records exceed the limit of %u", index, name, s.count,
-                    TP_MAX_RECORDS);
+        return fail(c, "section %u (%s): %u records exceed the limit of %u", index, name, s.count, TP_MAX_RECORDS);
     if ((uint64_t)s.count * s.record_size != s.size)
-        return fail(c, "section %u (%s): size %u is not %u records of %u bytes", index, name, s.size,
-                    s.count, s.record_size);
+        return fail(c, "section %u (%s): size %u is not %u records of %u bytes", index, name, s.size, s.count,
+                    s.record_size);
     if (is_singleton(s.type) && s.count != 1)
         return fail(c, "section %u (%s): %u records, expected exactly 1", index, name, s.count);
     if ((uint64_t)s.offset + s.size > len)
-        return fail(c, "section %u (%s): bytes %u..%llu lie outside the %u-byte plan", index, name,
-                    s.offset, (unsigned long long)((uint64_t)s.offset + s.size), len);
+        return fail(c, "section %u (%s): bytes %u..%llu lie outside the %u-byte plan", index, name, s.offset,
+                    (unsigned long long)((uint64_t)s.offset + s.size), len);
     return 0;
 }
 
@@ -203,9 +198,7 @@ void attach_section(tp_plan *p, const tp_section &s)
         p->strtab = (const char *)data;
         p->strtab_size = s.size;
         break;
-    case TP_SEC_META:
-        p->meta = (const tp_meta *)data;
-        break;
+    case TP_SEC_META: p->meta = (const tp_meta *)data; break;
     case TP_SEC_NAMESPACES:
         p->ns = (const tp_namespaces *)data;
         p->ns_section_flags = s.flags;
@@ -227,9 +220,7 @@ void attach_section(tp_plan *p, const tp_section &s)
         p->env = (const tp_env *)data;
         p->env_count = s.count;
         break;
-    case TP_SEC_EXEC:
-        p->exec = (const tp_exec *)data;
-        break;
+    case TP_SEC_EXEC: p->exec = (const tp_exec *)data; break;
     case TP_SEC_SECCOMP:
         p->seccomp = (const tp_seccomp *)data;
         p->seccomp_section_flags = s.flags;
@@ -238,9 +229,7 @@ void attach_section(tp_plan *p, const tp_section &s)
         p->seccomp_prog = (const tp_bpf_insn *)data;
         p->seccomp_insn_count = s.count;
         break;
-    case TP_SEC_NETWORK:
-        p->network = (const tp_network *)data;
-        break;
+    case TP_SEC_NETWORK: p->network = (const tp_network *)data; break;
     case TP_SEC_NET_PORTS:
         p->net_ports = (const tp_net_port *)data;
         p->net_port_count = s.count;
@@ -281,8 +270,7 @@ void attach_section(tp_plan *p, const tp_section &s)
         p->syscall_values = (const uint32_t *)data;
         p->syscall_value_count = s.count;
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -453,8 +441,8 @@ bool net_token(const char *s, uint32_t len, bool pattern)
     }
     for (uint32_t i = 0; i < len; i++) {
         char ch = s[i];
-        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_' ||
-                  ch == ':';
+        bool ok =
+            (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_' || ch == ':';
         if (!ok)
             return false;
     }
@@ -566,7 +554,8 @@ int check_broker(const Ctx &c, const tp_broker &b)
         b.reserved != 0)
         return fail(c, "broker: port %u is 0 or the proxy's, or unknown flags or reserved bits", b.port);
     if (check_str(c, b.auth_header, "broker", 0, "auth_header") != 0 ||
-        check_str(c, b.token_env, "broker", 0, "token_env") != 0 || check_str(c, b.ca_file, "broker", 0, "ca_file") != 0)
+        check_str(c, b.token_env, "broker", 0, "token_env") != 0 ||
+        check_str(c, b.ca_file, "broker", 0, "ca_file") != 0)
         return -1;
     const char *strtab = p->strtab;
     if (!tbr::header_name(strtab + b.auth_header.off, b.auth_header.len))
@@ -660,12 +649,10 @@ int check_limits(const Ctx &c, const tp_limits &l)
     if (!in_range(l.memory_max, TP_MIN_MEMORY, TP_MAX_MEMORY))
         return fail(c, "limits: memory_max %llu is outside [%llu, %llu]", (unsigned long long)l.memory_max,
                     (unsigned long long)TP_MIN_MEMORY, (unsigned long long)TP_MAX_MEMORY);
-    if (!in_range(l.cpu_quota_us, 1000, TP_MAX_CPU_QUOTA) ||
-        l.cpu_period_us != (l.cpu_quota_us ? TP_CPU_PERIOD_US : 0))
-        return fail(c, "limits: cpu quota %u us per %u us is not a quota of at least 1000 us per %u us",
-                    l.cpu_quota_us, l.cpu_period_us, TP_CPU_PERIOD_US);
-    if (l.timeout_ms > TP_MAX_TIMEOUT_MS || l.grace_ms > TP_MAX_GRACE_MS ||
-        (l.timeout_ms == 0) != (l.grace_ms == 0))
+    if (!in_range(l.cpu_quota_us, 1000, TP_MAX_CPU_QUOTA) || l.cpu_period_us != (l.cpu_quota_us ? TP_CPU_PERIOD_US : 0))
+        return fail(c, "limits: cpu quota %u us per %u us is not a quota of at least 1000 us per %u us", l.cpu_quota_us,
+                    l.cpu_period_us, TP_CPU_PERIOD_US);
+    if (l.timeout_ms > TP_MAX_TIMEOUT_MS || l.grace_ms > TP_MAX_GRACE_MS || (l.timeout_ms == 0) != (l.grace_ms == 0))
         return fail(c, "limits: timeout %llu ms with grace %llu ms (a grace goes with a timeout, within limits)",
                     (unsigned long long)l.timeout_ms, (unsigned long long)l.grace_ms);
     return 0;

@@ -12,7 +12,7 @@
 namespace tp_reader {
 namespace {
 
-constexpr uint32_t kMaxTestsPerRule = 6;  /* one per argument */
+constexpr uint32_t kMaxTestsPerRule = 6; /* one per argument */
 bool same_str(const tp_plan *p, tp_str a, tp_str b)
 {
     return a.len == b.len && memcmp(p->strtab + a.off, p->strtab + b.off, a.len) == 0;
@@ -64,10 +64,9 @@ int check_rule(const Ctx &c, const tp_syscall_rule &r, uint32_t i, uint32_t next
     if (r.first_test != next_test)
         return fail(c, "syscall rule %u: its tests start at %u, not right after the previous rule's (%u)", i,
                     r.first_test, next_test);
-    if (r.test_count > kMaxTestsPerRule ||
-        (uint64_t)r.first_test + r.test_count > c.plan->syscall_test_count)
-        return fail(c, "syscall rule %u: tests %u..%u are more than %u or lie outside the %u listed", i,
-                    r.first_test, r.first_test + r.test_count, kMaxTestsPerRule, c.plan->syscall_test_count);
+    if (r.test_count > kMaxTestsPerRule || (uint64_t)r.first_test + r.test_count > c.plan->syscall_test_count)
+        return fail(c, "syscall rule %u: tests %u..%u are more than %u or lie outside the %u listed", i, r.first_test,
+                    r.first_test + r.test_count, kMaxTestsPerRule, c.plan->syscall_test_count);
     return 0;
 }
 
@@ -177,8 +176,8 @@ int check_syscall_rules(const Ctx &c)
         next_test += r.test_count;
     }
     if (next_test != p->syscall_test_count || next_value != p->syscall_value_count)
-        return fail(c, "syscall rules: %u tests and %u values listed, the rules use %u and %u",
-                    p->syscall_test_count, p->syscall_value_count, next_test, next_value);
+        return fail(c, "syscall rules: %u tests and %u values listed, the rules use %u and %u", p->syscall_test_count,
+                    p->syscall_value_count, next_test, next_value);
     return 0;
 }
 

@@ -32,7 +32,10 @@ PendingSection records(uint32_t type, const Record *data, std::size_t count, boo
     return {s, data};
 }
 
-std::size_t align8(std::size_t n) { return (n + 7u) & ~static_cast<std::size_t>(7u); }
+std::size_t align8(std::size_t n)
+{
+    return (n + 7u) & ~static_cast<std::size_t>(7u);
+}
 
 }  // namespace
 
@@ -70,9 +73,15 @@ void PlanWriter::set_namespaces(const tp_namespaces &ns, bool required)
     ns_required_ = required;
 }
 
-void PlanWriter::add_mount(const tp_mount &m) { mounts_.push_back(m); }
+void PlanWriter::add_mount(const tp_mount &m)
+{
+    mounts_.push_back(m);
+}
 
-void PlanWriter::set_mounts_required(bool required) { mounts_required_ = required; }
+void PlanWriter::set_mounts_required(bool required)
+{
+    mounts_required_ = required;
+}
 
 void PlanWriter::set_landlock(const tp_landlock_ruleset &rs, bool required)
 {
@@ -81,9 +90,15 @@ void PlanWriter::set_landlock(const tp_landlock_ruleset &rs, bool required)
     landlock_required_ = required;
 }
 
-void PlanWriter::add_landlock_path(const tp_landlock_path &p) { landlock_paths_.push_back(p); }
+void PlanWriter::add_landlock_path(const tp_landlock_path &p)
+{
+    landlock_paths_.push_back(p);
+}
 
-void PlanWriter::add_env(const tp_env &e) { env_.push_back(e); }
+void PlanWriter::add_env(const tp_env &e)
+{
+    env_.push_back(e);
+}
 
 void PlanWriter::set_exec(const tp_exec &e)
 {

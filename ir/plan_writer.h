@@ -17,7 +17,7 @@ namespace tartaros::ir {
 // One argument test of a syscall rule, before the writer places its values.
 struct SyscallTestSpec {
     uint8_t arg = 0;
-    uint8_t kind = TP_ARG_IN;     // tp_arg_test_kind
+    uint8_t kind = TP_ARG_IN;  // tp_arg_test_kind
     std::vector<uint32_t> values;
 };
 

@@ -412,9 +412,15 @@ static_assert(kTable[kCount - 1].nr == TP_SYSCALL_MAX_NR, "the table ends at TP_
 
 }  // namespace
 
-extern "C" const tp_syscall_entry *tp_syscall_entries(void) { return kTable; }
+extern "C" const tp_syscall_entry *tp_syscall_entries(void)
+{
+    return kTable;
+}
 
-extern "C" uint32_t tp_syscall_count(void) { return kCount; }
+extern "C" uint32_t tp_syscall_count(void)
+{
+    return kCount;
+}
 
 extern "C" const char *tp_syscall_name(uint32_t nr)
 {

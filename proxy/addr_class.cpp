@@ -16,20 +16,13 @@ struct V4Block {
 // IANA IPv4 special-purpose registry, every block that is not globally reachable, plus
 // multicast and 240/4. Order does not matter: the blocks do not overlap.
 constexpr V4Block kV4Blocks[] = {
-    {0x00000000, 8, "this-network 0.0.0.0/8"},
-    {0x0A000000, 8, "private 10.0.0.0/8"},
-    {0x64400000, 10, "cgnat 100.64.0.0/10"},
-    {0x7F000000, 8, "loopback 127.0.0.0/8"},
-    {0xA9FE0000, 16, "link-local 169.254.0.0/16"},
-    {0xAC100000, 12, "private 172.16.0.0/12"},
-    {0xC0000000, 24, "ietf-protocol 192.0.0.0/24"},
-    {0xC0000200, 24, "documentation 192.0.2.0/24"},
-    {0xC0586300, 24, "6to4-relay 192.88.99.0/24"},
-    {0xC0A80000, 16, "private 192.168.0.0/16"},
-    {0xC6120000, 15, "benchmarking 198.18.0.0/15"},
-    {0xC6336400, 24, "documentation 198.51.100.0/24"},
-    {0xCB007100, 24, "documentation 203.0.113.0/24"},
-    {0xE0000000, 4, "multicast 224.0.0.0/4"},
+    {0x00000000, 8, "this-network 0.0.0.0/8"},        {0x0A000000, 8, "private 10.0.0.0/8"},
+    {0x64400000, 10, "cgnat 100.64.0.0/10"},          {0x7F000000, 8, "loopback 127.0.0.0/8"},
+    {0xA9FE0000, 16, "link-local 169.254.0.0/16"},    {0xAC100000, 12, "private 172.16.0.0/12"},
+    {0xC0000000, 24, "ietf-protocol 192.0.0.0/24"},   {0xC0000200, 24, "documentation 192.0.2.0/24"},
+    {0xC0586300, 24, "6to4-relay 192.88.99.0/24"},    {0xC0A80000, 16, "private 192.168.0.0/16"},
+    {0xC6120000, 15, "benchmarking 198.18.0.0/15"},   {0xC6336400, 24, "documentation 198.51.100.0/24"},
+    {0xCB007100, 24, "documentation 203.0.113.0/24"}, {0xE0000000, 4, "multicast 224.0.0.0/4"},
     {0xF0000000, 4, "reserved 240.0.0.0/4"},  // includes broadcast 255.255.255.255
 };
 

@@ -39,19 +39,19 @@ struct Broker {
 };
 
 struct BrokerConn {
-    SSL *ssl = nullptr;     // the upstream session on Conn::ufd
-    int up_cap = -1;        // the capability the upstream connection was made for
-    bool up_idle = false;   // handshake done, no exchange on it: reusable
-    bool reused = false;    // the current exchange runs on a connection an earlier one used
-    bool retried = false;   // the current request already went to a fresh connection once
-    unsigned served = 0;    // requests answered on this client connection
-    BrokerDecision d;       // the current request
-    Secret head;            // its upstream head (kept for one retry, wiped at the end)
-    bool has_body = false;  // it has a body (so it cannot be retried or refused keep-alive)
-    bool expect_continue = false;  // Expect: 100-continue: the body waits for the upstream's 100
+    SSL *ssl = nullptr;                // the upstream session on Conn::ufd
+    int up_cap = -1;                   // the capability the upstream connection was made for
+    bool up_idle = false;              // handshake done, no exchange on it: reusable
+    bool reused = false;               // the current exchange runs on a connection an earlier one used
+    bool retried = false;              // the current request already went to a fresh connection once
+    unsigned served = 0;               // requests answered on this client connection
+    BrokerDecision d;                  // the current request
+    Secret head;                       // its upstream head (kept for one retry, wiped at the end)
+    bool has_body = false;             // it has a body (so it cannot be retried or refused keep-alive)
+    bool expect_continue = false;      // Expect: 100-continue: the body waits for the upstream's 100
     Framer req_body = Framer::none();  // its framing, already fed first_body
     std::string first_body;            // body bytes that came with the head
-    bool close_after = false;  // the client asked to close, or the exchange must end it
+    bool close_after = false;          // the client asked to close, or the exchange must end it
     std::unique_ptr<Exchange> ex;
     std::string out;  // a keep-alive refusal being written, before the next head is read
     size_t out_off = 0;

@@ -96,17 +96,15 @@ std::string set_cap_field(BrokerConfig &b, const std::string &flag, const std::s
     return "";
 }
 
-const std::set<std::string> kCapFlags = {"--cap-header", "--cap-format", "--cap-methods",
-                                         "--cap-path-prefixes"};
-const std::set<std::string> kOnce = {"--broker-port", "--broker-listen", "--broker-secrets",
-                                     "--broker-auth-header", "--broker-ca-file"};
+const std::set<std::string> kCapFlags = {"--cap-header", "--cap-format", "--cap-methods", "--cap-path-prefixes"};
+const std::set<std::string> kOnce = {"--broker-port", "--broker-listen", "--broker-secrets", "--broker-auth-header",
+                                     "--broker-ca-file"};
 
 }  // namespace
 
 bool BrokerConfig::needs_lookups() const
 {
-    return std::any_of(caps.begin(), caps.end(),
-                       [](const Capability &c) { return c.host.kind == HostKind::Name; });
+    return std::any_of(caps.begin(), caps.end(), [](const Capability &c) { return c.host.kind == HostKind::Name; });
 }
 
 std::optional<ListenAddr> parse_listen(const std::string &s)
@@ -212,11 +210,9 @@ std::string check_broker(const BrokerConfig &b, bool channel_mode)
     if (!channel_mode && b.port != 0)
         return "--broker-port needs --channel";
     if (!b.enabled()) {
-        bool any = b.secrets_fd >= 0 || !b.allow.empty() || !b.caps.empty() || b.allow_internal ||
-                   !b.ca_file.empty() || b.auth_header != "X-Broker-Auth";
-        return any ? std::string("broker flags need ") +
-                         (channel_mode ? "--broker-port" : "--broker-listen")
-                   : "";
+        bool any = b.secrets_fd >= 0 || !b.allow.empty() || !b.caps.empty() || b.allow_internal || !b.ca_file.empty() ||
+            b.auth_header != "X-Broker-Auth";
+        return any ? std::string("broker flags need ") + (channel_mode ? "--broker-port" : "--broker-listen") : "";
     }
     if (b.secrets_fd < 0)
         return "a broker needs --broker-secrets FD";
@@ -228,8 +224,7 @@ std::string check_broker(const BrokerConfig &b, bool channel_mode)
         return "more than " + std::to_string(TP_MAX_BROKER_CAPS) + " capabilities";
     for (const Capability &c : b.caps)
         if (tbr::same_header(c.header.data(), c.header.size(), b.auth_header.data(), b.auth_header.size()))
-            return "capability " + c.name + ": its header " + c.header +
-                   " is the broker's auth header";
+            return "capability " + c.name + ": its header " + c.header + " is the broker's auth header";
     return "";
 }
 

@@ -74,8 +74,7 @@ struct BrokerConfig {
 
 // Handles one broker flag (is_broker_flag): "" or the error line. The flag without a value
 // (--broker-allow-internal) is handled by parse_broker_switch.
-std::string parse_broker_flag(BrokerConfig &b, const std::string &flag,
-                                             const std::string &value);
+std::string parse_broker_flag(BrokerConfig &b, const std::string &flag, const std::string &value);
 bool parse_broker_switch(BrokerConfig &b, const std::string &flag);
 
 // Whether `flag` is one of the broker's flags that take a value.

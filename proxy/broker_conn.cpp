@@ -81,17 +81,14 @@ void Server::on_broker_event(Conn &c, bool client, uint32_t events)
         if (!client)
             return broker_idle_upstream(c);
         return events & EPOLLERR ? close_conn(c) : broker_head(c);
-    case State::Resolving:
-        return broker_abort(c, "client-closed", "the client closed the connection");
+    case State::Resolving: return broker_abort(c, "client-closed", "the client closed the connection");
     case State::Connecting:
         if (client)
             return broker_abort(c, "client-closed", "the client closed the connection");
         return bc.ssl ? broker_handshake(c) : on_connected(c, events);
-    case State::Tunnel:
-        return broker_pump(c, client, events);
+    case State::Tunnel: return broker_pump(c, client, events);
     case State::Replying:
-    case State::Draining:
-        return on_reply(c, events);
+    case State::Draining: return on_reply(c, events);
     }
 }
 
@@ -160,8 +157,7 @@ void Server::broker_request(Conn &c)
         return broker_refuse(c, *bc.d.refusal, bc.close_after || bc.has_body);
     size_t ci = static_cast<size_t>(bc.d.cap);
     const Capability &cap = broker_->cfg.caps[ci];
-    bc.head = upstream_request_head(c.req, broker_->cfg, cap, bc.d.path, broker_->secrets.lines[ci],
-                                    bc.close_after);
+    bc.head = upstream_request_head(c.req, broker_->cfg, cap, bc.d.path, broker_->secrets.lines[ci], bc.close_after);
     wipe_request(c.req);
     size_t first = body->feed(c.in.data(), c.in.size());
     if (body->failed())
@@ -215,15 +211,10 @@ void Server::broker_handshake(Conn &c)
 {
     BrokerConn &bc = *c.broker;
     switch (tls_handshake(bc.ssl)) {
-    case TlsIo::Done:
-        bc.up_cap = bc.d.cap;
-        return broker_start_exchange(c);
-    case TlsIo::WantRead:
-        return set_interest(c, false, EPOLLIN);
-    case TlsIo::WantWrite:
-        return set_interest(c, false, EPOLLOUT);
-    default:
-        return refuse(c, {502, "upstream-tls", c.target + ": " + tls_failure(bc.ssl)});
+    case TlsIo::Done: bc.up_cap = bc.d.cap; return broker_start_exchange(c);
+    case TlsIo::WantRead: return set_interest(c, false, EPOLLIN);
+    case TlsIo::WantWrite: return set_interest(c, false, EPOLLOUT);
+    default: return refuse(c, {502, "upstream-tls", c.target + ": " + tls_failure(bc.ssl)});
     }
 }
 
@@ -232,11 +223,10 @@ void Server::broker_start_exchange(Conn &c)
     BrokerConn &bc = *c.broker;
     size_t cap = static_cast<size_t>(bc.d.cap);
     bc.up_idle = false;
-    bc.ex = std::make_unique<Exchange>(
-        c.cfd, bc.ssl,
-        Exchange::Request{bc.head.view(), bc.first_body, bc.req_body, c.req.method,
-                          broker_->secrets.values[cap].view(), bc.close_after, bc.has_body,
-                          bc.expect_continue});
+    bc.ex = std::make_unique<Exchange>(c.cfd, bc.ssl,
+                                       Exchange::Request{bc.head.view(), bc.first_body, bc.req_body, c.req.method,
+                                                         broker_->secrets.values[cap].view(), bc.close_after,
+                                                         bc.has_body, bc.expect_continue});
     wipe_string(bc.first_body);
     c.state = State::Tunnel;
     arm(c, kTimerIdle);
@@ -267,8 +257,7 @@ void Server::broker_pump(Conn &c, bool client, uint32_t events)
         if (!c.uhup)
             set_interest(c, false, bc.ex->upstream_events());
         return;
-    case Exchange::Outcome::Done:
-        return broker_finish(c);
+    case Exchange::Outcome::Done: return broker_finish(c);
     case Exchange::Outcome::NoResponse:
         if (bc.reused && !bc.has_body && !bc.retried) {
             // The kept connection was closed by the upstream meanwhile: the request, which
@@ -280,14 +269,12 @@ void Server::broker_pump(Conn &c, bool client, uint32_t events)
         [[fallthrough]];
     case Exchange::Outcome::BadResponse:
         return refuse(c, {502, "bad-upstream-response", c.target + ": " + bc.ex->error()});
-    case Exchange::Outcome::UpstreamFailed:
-        return broker_abort(c, "upstream-failed", bc.ex->error());
+    case Exchange::Outcome::UpstreamFailed: return broker_abort(c, "upstream-failed", bc.ex->error());
     case Exchange::Outcome::BadBody:
         if (!bc.ex->sent_to_client())
             return broker_refuse(c, {400, "bad-request", bc.ex->error()}, true);
         return broker_abort(c, "bad-request", bc.ex->error());
-    case Exchange::Outcome::ClientFailed:
-        return broker_abort(c, "client-failed", bc.ex->error());
+    case Exchange::Outcome::ClientFailed: return broker_abort(c, "client-failed", bc.ex->error());
     }
 }
 
@@ -423,14 +410,14 @@ bool Server::broker_expire(Conn &c, int kind)
         return true;
     }
     if (kind == kTimerHead) {
-        broker_refuse(c, {408, "header-timeout",
-                          "request head not complete within " + std::to_string(cfg_.header_timeout_ms) + " ms"},
+        broker_refuse(c,
+                      {408, "header-timeout",
+                       "request head not complete within " + std::to_string(cfg_.header_timeout_ms) + " ms"},
                       true);
         return true;
     }
     if (kind == kTimerIdle && c.state == State::Tunnel) {
-        broker_abort(c, "idle-timeout",
-                     "no byte either way for " + std::to_string(cfg_.idle_timeout_ms) + " ms");
+        broker_abort(c, "idle-timeout", "no byte either way for " + std::to_string(cfg_.idle_timeout_ms) + " ms");
         return true;
     }
     return false;  // the generic answer: 504 (through refuse) or the end of a linger

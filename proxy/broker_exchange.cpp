@@ -27,9 +27,8 @@ bool would_block()
 }  // namespace
 
 Exchange::Exchange(int cfd, SSL *ssl, Request r)
-    : cfd_(cfd), ssl_(ssl), head_(r.head), req_body_(r.req_body), method_(std::move(r.method)),
-      value_(r.value), has_body_(r.has_body), hold_body_(r.expect_continue),
-      close_client_(r.close_requested)
+    : cfd_(cfd), ssl_(ssl), head_(r.head), req_body_(r.req_body), method_(std::move(r.method)), value_(r.value),
+      has_body_(r.has_body), hold_body_(r.expect_continue), close_client_(r.close_requested)
 {
     c2u_cap_ = r.body.size() > kBufSize ? r.body.size() : kBufSize;
     c2u_.p.reset(new char[c2u_cap_]);
@@ -65,8 +64,8 @@ Exchange::Outcome Exchange::pump(bool *moved)
         rd_want_ = wr_want_ = 0;
         client_blocked_ = false;
         bool any = false;
-        for (Step (Exchange::*step)() : {&Exchange::to_client, &Exchange::from_client,
-                                         &Exchange::to_upstream, &Exchange::from_upstream}) {
+        for (Step (Exchange::*step)() :
+             {&Exchange::to_client, &Exchange::from_client, &Exchange::to_upstream, &Exchange::from_upstream}) {
             Step s = (this->*step)();
             if (s == Step::Failed)
                 return failed_;  // nothing more may touch a failed socket or session
@@ -130,8 +129,9 @@ Exchange::Step Exchange::from_client()
     if (n < 0 && would_block())
         return Step::Blocked;
     if (n <= 0) {
-        fail(Outcome::ClientFailed, n == 0 ? "the client closed before the end of its body"
-                                           : std::string("reading from the client: ") + strerror(errno));
+        fail(Outcome::ClientFailed,
+             n == 0 ? "the client closed before the end of its body"
+                    : std::string("reading from the client: ") + strerror(errno));
         return Step::Failed;
     }
     size_t body = req_body_.feed(c2u_.p.get(), static_cast<size_t>(n));
@@ -161,8 +161,7 @@ Exchange::Step Exchange::to_upstream()
     if (io != TlsIo::Done) {
         // No further call may touch the session: whatever response came is all there is.
         bool nothing = in_head_ && status_ == 0 && resp_raw_.empty() && !sent_any_;
-        fail(nothing ? Outcome::NoResponse : Outcome::UpstreamFailed,
-             "the upstream stopped taking the request");
+        fail(nothing ? Outcome::NoResponse : Outcome::UpstreamFailed, "the upstream stopped taking the request");
         return Step::Failed;
     }
     (head ? head_off_ : c2u_.off) += n;
@@ -188,7 +187,9 @@ Exchange::Step Exchange::from_upstream()
     up_keep_ = false;
     if (in_head_) {
         bool nothing = status_ == 0 && resp_raw_.empty() && !sent_any_;
-        fail(nothing ? Outcome::NoResponse : sent_any_ ? Outcome::UpstreamFailed : Outcome::BadResponse,
+        fail(nothing         ? Outcome::NoResponse
+                 : sent_any_ ? Outcome::UpstreamFailed
+                             : Outcome::BadResponse,
              "the upstream closed the connection inside the response head");
         return Step::Failed;
     }

@@ -42,24 +42,24 @@ namespace tproxy {
 class Exchange {
 public:
     enum class Outcome {
-        Busy,           // waiting for a socket
-        Done,           // the response reached the client (and the request the upstream)
-        NoResponse,     // the upstream closed or failed before any byte of a response
-        BadResponse,    // the response head or framing is malformed; nothing sent to the client
-        UpstreamFailed, // the upstream failed or broke framing after the client got some of it
-        BadBody,        // the client's body framing is malformed (trailers included)
-        ClientFailed,   // the client went away
+        Busy,            // waiting for a socket
+        Done,            // the response reached the client (and the request the upstream)
+        NoResponse,      // the upstream closed or failed before any byte of a response
+        BadResponse,     // the response head or framing is malformed; nothing sent to the client
+        UpstreamFailed,  // the upstream failed or broke framing after the client got some of it
+        BadBody,         // the client's body framing is malformed (trailers included)
+        ClientFailed,    // the client went away
     };
 
     struct Request {
         std::string_view head;  // the upstream head (not owned; must outlive the exchange)
         std::string_view body;  // request body bytes that came with the head (fed to req_body)
         Framer req_body;
-        std::string method;       // for HEAD
-        std::string_view value;   // the injected value (what holds it is dropped from heads)
-        bool close_requested;     // the client asked to close
-        bool has_body;            // the request has a body (broker_request.h has_body)
-        bool expect_continue;     // hold the body until the upstream sends 100 Continue
+        std::string method;      // for HEAD
+        std::string_view value;  // the injected value (what holds it is dropped from heads)
+        bool close_requested;    // the client asked to close
+        bool has_body;           // the request has a body (broker_request.h has_body)
+        bool expect_continue;    // hold the body until the upstream sends 100 Continue
     };
     Exchange(int cfd, SSL *ssl, Request r);
     ~Exchange();
@@ -122,7 +122,7 @@ private:
     bool sent_any_ = false;
     bool up_keep_ = false;
     bool close_client_ = false;
-    bool client_blocked_ = false;  // the last send to the client would block
+    bool client_blocked_ = false;    // the last send to the client would block
     int rd_want_ = 0, wr_want_ = 0;  // EPOLLIN/EPOLLOUT the last blocked SSL_read/SSL_write wants
     Outcome failed_ = Outcome::Busy;
     std::string error_;

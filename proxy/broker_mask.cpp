@@ -83,8 +83,8 @@ void star_value(std::string &text, std::string_view value)
 
 bool credential_name(std::string_view name)
 {
-    static constexpr std::string_view kWords[] = {"token", "key", "secret", "passw", "pwd", "auth",
-                                                  "sig", "session", "credential", "jwt"};
+    static constexpr std::string_view kWords[] = {"token", "key", "secret",  "passw",      "pwd",
+                                                  "auth",  "sig", "session", "credential", "jwt"};
     std::string lower(name);
     std::transform(lower.begin(), lower.end(), lower.begin(), lower_ascii);
     return std::any_of(std::begin(kWords), std::end(kWords),

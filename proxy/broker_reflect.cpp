@@ -23,8 +23,8 @@ std::string base64(std::string_view bytes, const char *alphabet)
 {
     std::string out;
     for (size_t i = 0; i + 3 <= bytes.size(); i += 3) {
-        unsigned v = static_cast<unsigned char>(bytes[i]) << 16 |
-                     static_cast<unsigned char>(bytes[i + 1]) << 8 | static_cast<unsigned char>(bytes[i + 2]);
+        unsigned v = static_cast<unsigned char>(bytes[i]) << 16 | static_cast<unsigned char>(bytes[i + 1]) << 8 |
+            static_cast<unsigned char>(bytes[i + 2]);
         for (int shift = 18; shift >= 0; shift -= 6)
             out.push_back(alphabet[v >> shift & 63]);
     }
@@ -91,8 +91,8 @@ bool ValueFinder::found_in(std::string_view text) const
     bool found = false;
     for (int round = 0; !found; round++) {
         found = form.find(value_) != std::string::npos ||
-                std::any_of(base64_.begin(), base64_.end(),
-                            [&](const std::string &f) { return form.find(f) != std::string::npos; });
+            std::any_of(base64_.begin(), base64_.end(),
+                        [&](const std::string &f) { return form.find(f) != std::string::npos; });
         if (found || round == kMaxDecodes || form.find('%') == std::string::npos)
             break;
         std::string next = percent_decoded(form);

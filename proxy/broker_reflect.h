@@ -34,8 +34,8 @@ public:
     bool found_in(std::string_view text) const;
 
 private:
-    std::string value_;                 // lower-cased
-    std::vector<std::string> base64_;   // lower-cased fragments, both alphabets
+    std::string value_;                // lower-cased
+    std::vector<std::string> base64_;  // lower-cased fragments, both alphabets
 };
 
 }  // namespace tproxy

@@ -33,8 +33,7 @@ Refusal refusal(int status, const char *code, std::string body)
 }
 
 // Splits "/<cap>[/<rest>][?query]" into the capability and the upstream target.
-void split_target(const std::string &target, std::string *cap, std::string *path,
-                  std::string *log_path)
+void split_target(const std::string &target, std::string *cap, std::string *path, std::string *log_path)
 {
     size_t q = target.find('?');
     std::string_view p = std::string_view(target).substr(0, q);
@@ -57,32 +56,32 @@ std::optional<Refusal> check_method_and_body(const Request &r)
 {
     if (method_is(r, {"TRACE", "TRACK", "CONNECT"}))
         return refusal(405, "method-not-allowed",
-                       r.method + " is never brokered: an upstream would echo or tunnel the request, "
-                                  "credential included");
+                       r.method +
+                           " is never brokered: an upstream would echo or tunnel the request, "
+                           "credential included");
     if (method_is(r, {"GET", "HEAD", "OPTIONS", "DELETE"}) && has_body(r))
         return refusal(400, "bad-request",
-                       "a " + r.method + " request has no body: send no Transfer-Encoding and at most "
-                                         "Content-Length: 0");
+                       "a " + r.method +
+                           " request has no body: send no Transfer-Encoding and at most "
+                           "Content-Length: 0");
     auto expect = header_values(r, "Expect");
     if (!expect.empty() && (expect.size() > 1 || !iequals(expect[0], "100-continue")))
         return refusal(417, "expectation-failed", "the only expectation relayed is 'Expect: 100-continue'");
     return std::nullopt;
 }
 
-std::optional<Refusal> check_host_and_token(const Request &r, const BrokerConfig &b,
-                                            const BrokerSecrets &s, const OwnAddress &own)
+std::optional<Refusal> check_host_and_token(const Request &r, const BrokerConfig &b, const BrokerSecrets &s,
+                                            const OwnAddress &own)
 {
-    bool ours = r.port == own.port &&
-                std::find(own.hosts.begin(), own.hosts.end(), r.host.text) != own.hosts.end();
+    bool ours = r.port == own.port && std::find(own.hosts.begin(), own.hosts.end(), r.host.text) != own.hosts.end();
     if (!ours)
-        return refusal(400, "host-mismatch", "Host is not the broker's address (" +
-                                                 (own.hosts.empty() ? "" : own.hosts[0]) + ":" +
-                                                 std::to_string(own.port) + ")");
+        return refusal(400, "host-mismatch",
+                       "Host is not the broker's address (" + (own.hosts.empty() ? "" : own.hosts[0]) + ":" +
+                           std::to_string(own.port) + ")");
     auto tokens = header_values(r, b.auth_header);
     if (tokens.size() > 1)
         return refusal(400, "bad-request", "more than one " + b.auth_header + " header");
-    if (std::string defect = path_defect(std::string_view(r.path).substr(0, r.path.find('?')));
-        !defect.empty())
+    if (std::string defect = path_defect(std::string_view(r.path).substr(0, r.path.find('?'))); !defect.empty())
         return refusal(400, "bad-request", defect);
     if (std::optional<Refusal> shape = check_method_and_body(r))
         return shape;
@@ -94,8 +93,8 @@ std::optional<Refusal> check_host_and_token(const Request &r, const BrokerConfig
     return std::nullopt;
 }
 
-std::optional<Refusal> check_capability(const Request &r, const BrokerConfig &b,
-                                        const Capability &c, const std::string &log_path)
+std::optional<Refusal> check_capability(const Request &r, const BrokerConfig &b, const Capability &c,
+                                        const std::string &log_path)
 {
     if (header_values(r, c.header).size() > 1)
         return refusal(400, "bad-request", "more than one " + c.header + " header");
@@ -114,11 +113,9 @@ std::optional<Refusal> check_capability(const Request &r, const BrokerConfig &b,
     return std::nullopt;
 }
 
-bool dropped_from_request(const Request &r, const BrokerConfig &b, const Capability &c,
-                          std::string_view name)
+bool dropped_from_request(const Request &r, const BrokerConfig &b, const Capability &c, std::string_view name)
 {
-    return iequals(name, "Host") || iequals(name, b.auth_header) || iequals(name, c.header) ||
-           is_hop_by_hop(r, name);
+    return iequals(name, "Host") || iequals(name, b.auth_header) || iequals(name, c.header) || is_hop_by_hop(r, name);
 }
 
 bool response_hop_by_hop(const Response &resp, std::string_view name)
@@ -216,8 +213,7 @@ bool prefix_allows(std::string_view prefix, std::string_view path)
     return path.size() == prefix.size() || prefix.back() == '/' || path[prefix.size()] == '/';
 }
 
-BrokerDecision broker_decide(const Request &r, const BrokerConfig &b, const BrokerSecrets &s,
-                             const OwnAddress &own)
+BrokerDecision broker_decide(const Request &r, const BrokerConfig &b, const BrokerSecrets &s, const OwnAddress &own)
 {
     BrokerDecision d;
     if ((d.refusal = check_host_and_token(r, b, s, own)))
@@ -236,8 +232,8 @@ BrokerDecision broker_decide(const Request &r, const BrokerConfig &b, const Brok
     return d;
 }
 
-Secret upstream_request_head(const Request &r, const BrokerConfig &b, const Capability &c,
-                             const std::string &path, const Secret &line, bool close)
+Secret upstream_request_head(const Request &r, const BrokerConfig &b, const Capability &c, const std::string &path,
+                             const Secret &line, bool close)
 {
     std::string host = c.host.kind == HostKind::V6Literal ? "[" + c.host.text + "]" : c.host.text;
     if (c.port != 443)
@@ -277,8 +273,8 @@ ClientHead client_response_head(const Response &resp, const ValueFinder &value, 
             continue;
         if (value.found_in(name) || value.found_in(v)) {
             h.dropped++;
-            h.framing_dropped = h.framing_dropped || iequals(name, "Content-Length") ||
-                                iequals(name, "Transfer-Encoding");
+            h.framing_dropped =
+                h.framing_dropped || iequals(name, "Content-Length") || iequals(name, "Transfer-Encoding");
             continue;
         }
         h.text += name + ": " + v + "\r\n";

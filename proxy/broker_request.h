@@ -58,8 +58,7 @@ struct BrokerDecision {
     std::string log_path;            // the same without the query
 };
 
-BrokerDecision broker_decide(const Request &r, const BrokerConfig &b, const BrokerSecrets &s,
-                             const OwnAddress &own);
+BrokerDecision broker_decide(const Request &r, const BrokerConfig &b, const BrokerSecrets &s, const OwnAddress &own);
 
 // Wipes every header value of `r` (the auth header's is the token) and drops the headers.
 void wipe_request(Request &r);
@@ -84,12 +83,12 @@ std::string path_defect(std::string_view path);
 bool prefix_allows(std::string_view prefix, std::string_view path);
 
 // The head sent upstream for a decided request (see above).
-Secret upstream_request_head(const Request &r, const BrokerConfig &b, const Capability &c,
-                             const std::string &path, const Secret &line, bool close);
+Secret upstream_request_head(const Request &r, const BrokerConfig &b, const Capability &c, const std::string &path,
+                             const Secret &line, bool close);
 
 struct ClientHead {
     std::string text;
-    size_t dropped = 0;  // headers (and a reason phrase) left out because they hold the value
+    size_t dropped = 0;            // headers (and a reason phrase) left out because they hold the value
     bool framing_dropped = false;  // one of them was Content-Length or Transfer-Encoding
 };
 

@@ -8,8 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "broker_secrets_wire.h"
 #include "broker_mask.h"
+#include "broker_secrets_wire.h"
 
 namespace tproxy {
 namespace {
@@ -48,8 +48,8 @@ Secret header_line(const Capability &c, const Secret &value)
     std::string_view before(c.format.data(), at), after(c.format.data() + at + 7);
     Secret line(c.header.size() + 2 + before.size() + value.size() + after.size() + 2);
     char *p = line.data();
-    for (std::string_view part : {std::string_view(c.header), std::string_view(": "), before,
-                                  value.view(), after, std::string_view("\r\n")}) {
+    for (std::string_view part :
+         {std::string_view(c.header), std::string_view(": "), before, value.view(), after, std::string_view("\r\n")}) {
         std::memcpy(p, part.data(), part.size());
         p += part.size();
     }
@@ -68,15 +68,14 @@ std::string read_records(int fd, const BrokerConfig &b, BrokerSecrets *out)
         return "bad magic (not a broker secrets file)";
     if (h.count != 1 + b.caps.size())
         return std::to_string(h.count) + " records, expected " + std::to_string(1 + b.caps.size()) +
-               " (the token and one value per --capability)";
+            " (the token and one value per --capability)";
     for (size_t i = 0; i < h.count; i++) {
         unsigned char lenb[4];
         if (!read_exact(fd, lenb, sizeof lenb))
             return "the file ends before " + record_name(i, b);
         uint32_t len = le32(lenb);
         if (len == 0 || len > TBS_MAX_VALUE)
-            return record_name(i, b) + " is " + std::to_string(len) + " bytes, not 1.." +
-                   std::to_string(TBS_MAX_VALUE);
+            return record_name(i, b) + " is " + std::to_string(len) + " bytes, not 1.." + std::to_string(TBS_MAX_VALUE);
         Secret v(len);
         if (!read_exact(fd, v.data(), len))
             return "the file ends inside " + record_name(i, b);

@@ -77,18 +77,16 @@ struct ListenerPayload {
     tnc_listener items[TNC_MAX_LISTENERS + 1];
 };
 
-std::string parse_listeners(const Received &r, const ListenerPayload &payload,
-                            std::vector<ChannelListener> *out)
+std::string parse_listeners(const Received &r, const ListenerPayload &payload, std::vector<ChannelListener> *out)
 {
     size_t bytes = static_cast<size_t>(r.len);
     size_t n = bytes >= sizeof(tnc_hello) ? (bytes - sizeof(tnc_hello)) / sizeof(tnc_listener) : 0;
     if (r.truncated || bytes < sizeof(tnc_hello) || payload.hello.magic != TNC_HELLO_MAGIC ||
-        (bytes - sizeof(tnc_hello)) % sizeof(tnc_listener) != 0 || payload.hello.count != n ||
-        n > TNC_MAX_LISTENERS)
+        (bytes - sizeof(tnc_hello)) % sizeof(tnc_listener) != 0 || payload.hello.count != n || n > TNC_MAX_LISTENERS)
         return "malformed listener message (" + std::to_string(bytes) + " bytes)";
     if (r.fds.size() != n)
         return "listener message names " + std::to_string(n) + " listeners but carries " +
-               std::to_string(r.fds.size()) + " descriptors";
+            std::to_string(r.fds.size()) + " descriptors";
     for (size_t i = 0; i < n; i++) {
         if (payload.items[i].reserved != 0)
             return "listener " + std::to_string(i) + " has a nonzero reserved byte";
@@ -123,12 +121,12 @@ std::string check_one(const ChannelListener &l)
         return "the " + what + " is not an AF_INET SOCK_STREAM socket";
     sockaddr_in a{};
     len = sizeof a;
-    if (getsockname(l.fd, reinterpret_cast<sockaddr *>(&a), &len) != 0 ||
-        a.sin_addr.s_addr != htonl(INADDR_LOOPBACK) || ntohs(a.sin_port) != l.port) {
+    if (getsockname(l.fd, reinterpret_cast<sockaddr *>(&a), &len) != 0 || a.sin_addr.s_addr != htonl(INADDR_LOOPBACK) ||
+        ntohs(a.sin_port) != l.port) {
         char addr[INET_ADDRSTRLEN] = "?";
         inet_ntop(AF_INET, &a.sin_addr, addr, sizeof addr);
         return "the " + what + " is bound to " + addr + ":" + std::to_string(ntohs(a.sin_port)) +
-               ", not 127.0.0.1:" + std::to_string(l.port);
+            ", not 127.0.0.1:" + std::to_string(l.port);
     }
     return "";
 }
@@ -179,14 +177,14 @@ std::string check_listeners(const Config &c, const std::vector<ChannelListener> 
         auto at = std::find(want.begin(), want.end(), std::make_pair(l.kind, l.port));
         if (at == want.end())
             return std::string("the sandbox sent a ") + kind_name(l.kind) + " listener for port " +
-                   std::to_string(l.port) + ", which " + kind_flag(l.kind) + " does not name";
+                std::to_string(l.port) + ", which " + kind_flag(l.kind) + " does not name";
         want.erase(at);
         if (std::string err = check_one(l); !err.empty())
             return err;
     }
     if (!want.empty())
         return std::string("the sandbox sent no listener for ") + kind_flag(want[0].first) + " " +
-               std::to_string(want[0].second);
+            std::to_string(want[0].second);
     return "";
 }
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "net_channel.h"
 #include "config.h"
+#include "net_channel.h"
 
 namespace tproxy {
 
@@ -35,7 +35,7 @@ enum class ChannelEnd { Message, Closed, Signalled };
 struct ListenerMessage {
     ChannelEnd end = ChannelEnd::Closed;
     std::vector<ChannelListener> listeners;  // end == Message and error empty
-    std::string error;  // end == Message: the message was malformed (its fds are closed)
+    std::string error;                       // end == Message: the message was malformed (its fds are closed)
 };
 
 // Waits for message 1 on `chan` or a readable `sigfd` (SIGTERM, SIGINT), whichever is first.

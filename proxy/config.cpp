@@ -65,8 +65,7 @@ bool is_seqpacket_unix(int fd)
     int domain = 0, type = 0;
     socklen_t dl = sizeof domain, tl = sizeof type;
     return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &dl) == 0 &&
-           getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && domain == AF_UNIX &&
-           type == SOCK_SEQPACKET;
+        getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && domain == AF_UNIX && type == SOCK_SEQPACKET;
 }
 
 using Handler = std::function<std::string(Config &, const std::string &)>;
@@ -85,8 +84,7 @@ std::string set_ms(int *field, const std::string &flag, const std::string &v)
     return "";
 }
 
-std::string add_pattern(std::vector<std::string> *list, const std::string &flag,
-                        const std::string &v)
+std::string add_pattern(std::vector<std::string> *list, const std::string &flag, const std::string &v)
 {
     auto p = normalize_pattern(v);
     if (!p)
@@ -137,7 +135,8 @@ const std::map<std::string, Handler> &handlers()
 {
     static const std::map<std::string, Handler> h = {
         {"--listen-fd", [](Config &c, const std::string &v) { return add_fd(&c.listen_fds, "--listen-fd", v); }},
-        {"--listen", [](Config &c, const std::string &v) -> std::string {
+        {"--listen",
+         [](Config &c, const std::string &v) -> std::string {
              auto l = parse_listen(v);
              if (!l)
                  return bad("--listen", v, "expected IPv4:PORT or [IPv6]:PORT");
@@ -145,10 +144,12 @@ const std::map<std::string, Handler> &handlers()
              return "";
          }},
         {"--channel", set_channel},
-        {"--plan-fd", [](Config &, const std::string &v) {
+        {"--plan-fd",
+         [](Config &, const std::string &v) {
              return parse_fd(v) ? "" : bad("--plan-fd", v, "expected an open file descriptor");
          }},
-        {"--proxy-port", [](Config &c, const std::string &v) -> std::string {
+        {"--proxy-port",
+         [](Config &c, const std::string &v) -> std::string {
              auto p = parse_port(v);
              if (!p)
                  return bad("--proxy-port", v, "expected a port 1..65535");
@@ -159,10 +160,10 @@ const std::map<std::string, Handler> &handlers()
         {"--expose", add_expose},
         {"--allow", [](Config &c, const std::string &v) { return add_pattern(&c.policy.allow, "--allow", v); }},
         {"--deny", [](Config &c, const std::string &v) { return add_pattern(&c.policy.deny, "--deny", v); }},
-        {"--host", [](Config &c, const std::string &v) -> std::string {
+        {"--host",
+         [](Config &c, const std::string &v) -> std::string {
              size_t eq = v.find('=');
-             auto pin = eq == std::string::npos ? std::nullopt
-                                                : parse_pin_address(v.substr(0, eq), v.substr(eq + 1));
+             auto pin = eq == std::string::npos ? std::nullopt : parse_pin_address(v.substr(0, eq), v.substr(eq + 1));
              if (!pin)
                  return bad("--host", v, "expected NAME=IPv4 or NAME=IPv6");
              for (const Pin &p : c.policy.pins)
@@ -171,58 +172,69 @@ const std::map<std::string, Handler> &handlers()
              c.policy.pins.push_back(*pin);
              return "";
          }},
-        {"--ports", [](Config &c, const std::string &v) -> std::string {
+        {"--ports",
+         [](Config &c, const std::string &v) -> std::string {
              auto p = parse_ports(v);
              if (!p)
                  return bad("--ports", v, "expected a comma-separated list of ports 1..65535");
              c.policy.ports = *p;
              return "";
          }},
-        {"--max-header-bytes", [](Config &c, const std::string &v) -> std::string {
+        {"--max-header-bytes",
+         [](Config &c, const std::string &v) -> std::string {
              unsigned long long n = 0;
              if (!parse_uint(v, 1 << 20, &n) || n < 256)
                  return bad("--max-header-bytes", v, "expected 256..1048576");
              c.max_header_bytes = n;
              return "";
          }},
-        {"--max-connections", [](Config &c, const std::string &v) -> std::string {
+        {"--max-connections",
+         [](Config &c, const std::string &v) -> std::string {
              unsigned long long n = 0;
              if (!parse_uint(v, 1 << 20, &n) || n == 0)
                  return bad("--max-connections", v, "expected 1..1048576");
              c.max_connections = n;
              return "";
          }},
-        {"--max-exchanges", [](Config &c, const std::string &v) -> std::string {
+        {"--max-exchanges",
+         [](Config &c, const std::string &v) -> std::string {
              unsigned long long n = 0;
              if (!parse_uint(v, 1 << 16, &n) || n == 0)
                  return bad("--max-exchanges", v, "expected 1..65536");
              c.max_exchanges = n;
              return "";
          }},
-        {"--notes", [](Config &c, const std::string &v) -> std::string {
+        {"--notes",
+         [](Config &c, const std::string &v) -> std::string {
              std::vector<int> one;
              std::string err = add_fd(&one, "--notes", v);
              if (err.empty())
                  c.notes_fd = one[0];
              return err;
          }},
-        {"--header-timeout-ms", [](Config &c, const std::string &v) { return set_ms(&c.header_timeout_ms, "--header-timeout-ms", v); }},
-        {"--idle-timeout-ms", [](Config &c, const std::string &v) { return set_ms(&c.idle_timeout_ms, "--idle-timeout-ms", v); }},
-        {"--connect-timeout-ms", [](Config &c, const std::string &v) { return set_ms(&c.connect_timeout_ms, "--connect-timeout-ms", v); }},
-        {"--effect-log", [](Config &c, const std::string &v) -> std::string {
+        {"--header-timeout-ms",
+         [](Config &c, const std::string &v) { return set_ms(&c.header_timeout_ms, "--header-timeout-ms", v); }},
+        {"--idle-timeout-ms",
+         [](Config &c, const std::string &v) { return set_ms(&c.idle_timeout_ms, "--idle-timeout-ms", v); }},
+        {"--connect-timeout-ms",
+         [](Config &c, const std::string &v) { return set_ms(&c.connect_timeout_ms, "--connect-timeout-ms", v); }},
+        {"--effect-log",
+         [](Config &c, const std::string &v) -> std::string {
              std::vector<int> one;
              std::string err = add_fd(&one, "--effect-log", v);
              if (err.empty())
                  c.effect_log_fd = one[0];
              return err;
          }},
-        {"--run-id", [](Config &c, const std::string &v) -> std::string {
+        {"--run-id",
+         [](Config &c, const std::string &v) -> std::string {
              if (!valid_run_id(v))
                  return bad("--run-id", v, "expected 16 lowercase hexadecimal digits");
              c.run_id = v;
              return "";
          }},
-        {"--log", [](Config &c, const std::string &v) -> std::string {
+        {"--log",
+         [](Config &c, const std::string &v) -> std::string {
              std::vector<int> one;
              std::string err = add_fd(&one, "--log", v);
              if (err.empty())
@@ -278,15 +290,14 @@ std::string check_channel_mode(const Config &c, const std::set<std::string> &see
     if (c.broker.port != 0)
         ports.push_back(c.broker.port);
     if (ports.size() > TNC_MAX_LISTENERS)
-        return "more than " + std::to_string(TNC_MAX_LISTENERS) +
-               " listeners (--proxy-port, --broker-port, --relay)";
+        return "more than " + std::to_string(TNC_MAX_LISTENERS) + " listeners (--proxy-port, --broker-port, --relay)";
     for (const Expose &e : c.exposes)
         ports.push_back(e.port);
     std::sort(ports.begin(), ports.end());
     auto dup = std::adjacent_find(ports.begin(), ports.end());
     if (dup != ports.end())
         return "port " + std::to_string(*dup) +
-               " appears twice among --proxy-port, --broker-port, --relay and --expose";
+            " appears twice among --proxy-port, --broker-port, --relay and --expose";
     return "";
 }
 

@@ -54,21 +54,21 @@ struct Expose {
 struct Config {
     std::vector<int> listen_fds;
     std::vector<ListenAddr> listen_addrs;
-    int channel_fd = -1;  // >= 0: channel mode
-    unsigned proxy_port = 0;  // channel mode: the TNC_PROXY listener's port; 0 = none
+    int channel_fd = -1;                // >= 0: channel mode
+    unsigned proxy_port = 0;            // channel mode: the TNC_PROXY listener's port; 0 = none
     std::vector<unsigned> relay_ports;  // channel mode: one TNC_RELAY listener each
     std::vector<Expose> exposes;
     Policy policy;
     size_t max_header_bytes = 16384;
-    int header_timeout_ms = 10000;    // whole head must arrive within this (slowloris)
-    int idle_timeout_ms = 300000;     // a tunnel with no byte either way for this long ends
-    int connect_timeout_ms = 10000;   // lookup plus TCP connect
-    size_t max_connections = 0;       // 0: as many as RLIMIT_NOFILE fits
-    size_t max_exchanges = 256;       // broker upstream sessions at once (TLS: the costly part)
+    int header_timeout_ms = 10000;   // whole head must arrive within this (slowloris)
+    int idle_timeout_ms = 300000;    // a tunnel with no byte either way for this long ends
+    int connect_timeout_ms = 10000;  // lookup plus TCP connect
+    size_t max_connections = 0;      // 0: as many as RLIMIT_NOFILE fits
+    size_t max_exchanges = 256;      // broker upstream sessions at once (TLS: the costly part)
     int log_fd = -1;
     int effect_log_fd = -1;  // tartaros-exec's effect log (effect_log.h), with run_id
     std::string run_id;
-    int notes_fd = -1;  // where the refusal summary goes when the proxy stops (reply.h)
+    int notes_fd = -1;    // where the refusal summary goes when the proxy stops (reply.h)
     bool strict = false;  // refuse to run when Landlock is unavailable
     BrokerConfig broker;
 

@@ -53,7 +53,7 @@ struct Conn {
     uint32_t cev = 0, uev = 0;  // registered epoll interest; cev_on/uev_on: registered at all
     bool cev_on = false, uev_on = false;
     bool chup = false, uhup = false;  // side hung up: never registered again
-    std::string in;  // bytes read while waiting for the head
+    std::string in;                   // bytes read while waiting for the head
     Request req;
     std::string target;  // "host:port" for logs and bodies
     std::vector<Resolved> addrs;

@@ -39,8 +39,8 @@ bool split_target(const std::string &target, std::string *host, unsigned *port)
 
 std::string EffectLog::format(const Decision &d, long long sec, long nsec) const
 {
-    std::vector<char> buf(1024 + 6 * (run_.size() + d.method.size() + d.target.size() + d.address.size() +
-                                      d.detail.size()));
+    std::vector<char> buf(1024 +
+                          6 * (run_.size() + d.method.size() + d.target.size() + d.address.size() + d.detail.size()));
     jsonl::line l;
     jsonl::begin(l, buf.data(), buf.size());
     jsonl::field_time(l, "time", sec, nsec);
@@ -76,8 +76,9 @@ std::string EffectLog::format(const Decision &d, long long sec, long nsec) const
 
 std::string EffectLog::format(const BrokerEvent &e, long long sec, long nsec) const
 {
-    std::vector<char> buf(1024 + 6 * (run_.size() + e.capability.size() + e.method.size() +
-                                      e.host.size() + e.path.size() + e.detail.size()));
+    std::vector<char> buf(
+        1024 +
+        6 * (run_.size() + e.capability.size() + e.method.size() + e.host.size() + e.path.size() + e.detail.size()));
     jsonl::line l;
     jsonl::begin(l, buf.data(), buf.size());
     jsonl::field_time(l, "time", sec, nsec);

@@ -18,13 +18,13 @@ namespace tproxy {
 // One decision, as DecisionLog (reply.h) sees it.
 struct Decision {
     bool allowed;
-    std::string method;  // the request's method; RELAY or EXPOSE for the raw routes; "-": none read
-    std::string target;  // "host:port", "[v6]:port", or "-"
-    std::string address; // allowed: the address connected to
-    const char *via;     // allowed: pin, dns, literal, relay, expose
-    int status;          // refused: the HTTP status
-    const char *code;    // refused: the X-Proxy-Error code
-    std::string detail;  // refused: the one-line body
+    std::string method;   // the request's method; RELAY or EXPOSE for the raw routes; "-": none read
+    std::string target;   // "host:port", "[v6]:port", or "-"
+    std::string address;  // allowed: the address connected to
+    const char *via;      // allowed: pin, dns, literal, relay, expose
+    int status;           // refused: the HTTP status
+    const char *code;     // refused: the X-Proxy-Error code
+    std::string detail;   // refused: the one-line body
 };
 
 // One use of the credential broker: a refusal, or an exchange once it has ended. Nothing in
@@ -35,12 +35,12 @@ struct BrokerEvent {
     std::string method;      // "" when no request could be read
     std::string host;        // the capability's upstream; "" before it is known
     unsigned port = 0;
-    std::string path;        // upstream path without the query; "" before it is known
-    int status = 0;          // the response's or the refusal's; 0: no response head came
+    std::string path;                       // upstream path without the query; "" before it is known
+    int status = 0;                         // the response's or the refusal's; 0: no response head came
     uint64_t bytes_up = 0, bytes_down = 0;  // body bytes relayed each way
-    bool complete = true;    // allow: the whole exchange went through
-    const char *reason = ""; // deny/fail, or an incomplete allow: the code
-    std::string detail;      // the same: one line
+    bool complete = true;                   // allow: the whole exchange went through
+    const char *reason = "";                // deny/fail, or an incomplete allow: the code
+    std::string detail;                     // the same: one line
 };
 
 class EffectLog {

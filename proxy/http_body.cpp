@@ -26,22 +26,13 @@ bool printable(char c)
 
 }  // namespace
 
-Framer::Framer(Kind k, uint64_t n, bool trailers)
-    : kind_(k), left_(n), allow_trailers_(trailers)
+Framer::Framer(Kind k, uint64_t n, bool trailers) : kind_(k), left_(n), allow_trailers_(trailers)
 {
     switch (k) {
-    case Kind::None:
-        state_ = State::Done;
-        break;
-    case Kind::Length:
-        state_ = n == 0 ? State::Done : State::Raw;
-        break;
-    case Kind::Chunked:
-        state_ = State::Size;
-        break;
-    case Kind::Close:
-        state_ = State::Raw;
-        break;
+    case Kind::None: state_ = State::Done; break;
+    case Kind::Length: state_ = n == 0 ? State::Done : State::Raw; break;
+    case Kind::Chunked: state_ = State::Size; break;
+    case Kind::Close: state_ = State::Raw; break;
     }
 }
 
@@ -168,8 +159,7 @@ bool Framer::step(char c)
             return fail("bare CR at the end of a chunked body");
         state_ = State::Done;
         return true;
-    default:
-        return fail("internal framing state");
+    default: return fail("internal framing state");
     }
 }
 

@@ -41,8 +41,19 @@ public:
 
 private:
     enum class State {
-        Size, Ext, SizeLf, Data, DataCr, DataLf, TrailerStart, Trailer, TrailerLf, LastLf,
-        Raw, Done, Failed
+        Size,
+        Ext,
+        SizeLf,
+        Data,
+        DataCr,
+        DataLf,
+        TrailerStart,
+        Trailer,
+        TrailerLf,
+        LastLf,
+        Raw,
+        Done,
+        Failed
     };
     Framer(Kind k, uint64_t n, bool trailers = false);
     bool step(char c);  // one byte of chunked framing; false on error

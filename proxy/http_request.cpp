@@ -188,8 +188,7 @@ ParseResult check_host_header(Request &r, Form form)
     if (!parse_authority(hosts[0], r.is_connect ? r.port : 80, &h, &port))
         return fail(400, "host-mismatch", "malformed Host header");
     if (h.text != r.host.text || port != r.port)
-        return fail(400, "host-mismatch",
-                    "Host '" + std::string(hosts[0]) + "' does not match the request target");
+        return fail(400, "host-mismatch", "Host '" + std::string(hosts[0]) + "' does not match the request target");
     return {};
 }
 
@@ -208,8 +207,7 @@ ParseResult check_framing(Request &r, Form)
         return bad("Transfer-Encoding in an HTTP/1.0 request");
     for (std::string_view c : header_values(r, "Connection"))
         for (std::string_view t : list_tokens(c))
-            if (iequals(t, "host") || iequals(t, "content-length") ||
-                iequals(t, "transfer-encoding"))
+            if (iequals(t, "host") || iequals(t, "content-length") || iequals(t, "transfer-encoding"))
                 return bad("Connection names an end-to-end header");
     return {};
 }
@@ -238,8 +236,7 @@ std::vector<std::string_view> header_values(const Request &r, std::string_view n
 
 bool is_hop_by_hop(const Request &r, std::string_view name)
 {
-    static constexpr std::string_view kHop[] = {"connection", "keep-alive", "te", "trailer",
-                                                "upgrade"};
+    static constexpr std::string_view kHop[] = {"connection", "keep-alive", "te", "trailer", "upgrade"};
     if (name.size() >= 6 && iequals(name.substr(0, 6), "proxy-"))
         return true;
     for (std::string_view h : kHop)
@@ -260,8 +257,7 @@ ParseResult parse_request(std::string_view buf, size_t max_head, Form form)
         return bad("bare CR, bare LF or control byte in the request head");
     if (end == std::string_view::npos || seen > max_head) {
         if (buf.size() >= max_head || seen > max_head)
-            return fail(431, "header-too-large",
-                        "request head over " + std::to_string(max_head) + " bytes");
+            return fail(431, "header-too-large", "request head over " + std::to_string(max_head) + " bytes");
         return early_line_check(buf, form);
     }
     ParseResult out;

@@ -25,9 +25,9 @@ enum class ParseStatus { Incomplete, Ok, Error };
 enum class Form { Proxy, Origin };
 
 struct ParseError {
-    int status = 0;           // 400, 414, 431, 501
-    const char *code = "";    // X-Proxy-Error value
-    std::string detail;       // one line for the body and the log
+    int status = 0;         // 400, 414, 431, 501
+    const char *code = "";  // X-Proxy-Error value
+    std::string detail;     // one line for the body and the log
 };
 
 struct Request {
@@ -38,7 +38,7 @@ struct Request {
     std::string path;     // origin form ("/x?y"), as received in Form::Origin; empty for CONNECT
     std::string version;  // "HTTP/1.1"
     std::vector<std::pair<std::string, std::string>> headers;  // in order, as received
-    size_t head_len = 0;  // bytes of the head including the final CRLFCRLF
+    size_t head_len = 0;                                       // bytes of the head including the final CRLFCRLF
 };
 
 struct ParseResult {

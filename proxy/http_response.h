@@ -26,7 +26,7 @@ struct Response {
     std::string version;  // "HTTP/1.1" or "HTTP/1.0"
     std::string reason;
     std::vector<std::pair<std::string, std::string>> headers;  // in order, as received
-    size_t head_len = 0;  // bytes of the head including the final CRLFCRLF
+    size_t head_len = 0;                                       // bytes of the head including the final CRLFCRLF
 };
 
 struct ResponseParse {

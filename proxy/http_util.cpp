@@ -12,9 +12,8 @@ char lower_ascii(char c)
 
 bool iequals(std::string_view a, std::string_view b)
 {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return lower_ascii(x) == lower_ascii(y);
-           });
+    return a.size() == b.size() &&
+        std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower_ascii(x) == lower_ascii(y); });
 }
 
 bool is_token(std::string_view s)

@@ -28,8 +28,8 @@
 
 #include "broker.h"
 #include "channel.h"
-#include "confine.h"
 #include "config.h"
+#include "confine.h"
 #include "exit_codes.h"
 #include "resolver.h"
 #include "server.h"
@@ -56,8 +56,8 @@ void fit_connection_limit(tproxy::Config &c)
     rl.rlim_cur = rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
     getrlimit(RLIMIT_NOFILE, &rl);
-    size_t reserve = kFdReserve + c.listen_fds.size() + c.listen_addrs.size() +
-                     c.relay_ports.size() + c.exposes.size() + 2;
+    size_t reserve =
+        kFdReserve + c.listen_fds.size() + c.listen_addrs.size() + c.relay_ports.size() + c.exposes.size() + 2;
     size_t fit = rl.rlim_cur > reserve ? (rl.rlim_cur - reserve) / kFdsPerConn : 1;
     if (c.max_connections == 0) {
         c.max_connections = fit;
@@ -66,8 +66,7 @@ void fit_connection_limit(tproxy::Config &c)
     if (c.max_connections > fit) {
         // tartaros-exec derives the number from memory_max; only a person typing it is told.
         if (!c.channel_mode())
-            std::fprintf(stderr, "tartaros: warning: --max-connections lowered to %zu (RLIMIT_NOFILE)\n",
-                         fit);
+            std::fprintf(stderr, "tartaros: warning: --max-connections lowered to %zu (RLIMIT_NOFILE)\n", fit);
         c.max_connections = fit;
     }
     rl.rlim_cur = rl.rlim_max = reserve + c.max_connections * kFdsPerConn;
@@ -79,8 +78,7 @@ int listen_on(const tproxy::ListenAddr &l)
     int fd = socket(l.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int one = 1;
     if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) == 0 &&
-        bind(fd, reinterpret_cast<const sockaddr *>(&l.addr), l.len) == 0 &&
-        listen(fd, SOMAXCONN) == 0)
+        bind(fd, reinterpret_cast<const sockaddr *>(&l.addr), l.len) == 0 && listen(fd, SOMAXCONN) == 0)
         return fd;
     int err = errno;
     if (fd >= 0)
@@ -135,8 +133,8 @@ tproxy::OwnAddress own_address(int fd)
     tproxy::OwnAddress own;
     own.hosts = {tproxy::addr_text(a)};
     bool v4 = a.ss_family == AF_INET;
-    own.port = ntohs(v4 ? reinterpret_cast<sockaddr_in *>(&a)->sin_port
-                        : reinterpret_cast<sockaddr_in6 *>(&a)->sin6_port);
+    own.port =
+        ntohs(v4 ? reinterpret_cast<sockaddr_in *>(&a)->sin_port : reinterpret_cast<sockaddr_in6 *>(&a)->sin6_port);
     if (own.hosts[0] == "127.0.0.1" || own.hosts[0] == "::1")
         own.hosts.push_back("localhost");
     return own;
@@ -148,8 +146,7 @@ std::string make_broker(const tproxy::Config &c, std::unique_ptr<tproxy::Broker>
     if (!c.broker.enabled())
         return "";
     auto b = std::unique_ptr<tproxy::Broker>(new tproxy::Broker{c.broker, {}, nullptr, {}});
-    if (std::string err = tproxy::read_broker_secrets(c.broker.secrets_fd, c.broker, &b->secrets);
-        !err.empty())
+    if (std::string err = tproxy::read_broker_secrets(c.broker.secrets_fd, c.broker, &b->secrets); !err.empty())
         return err;
     std::string err;
     std::vector<std::string> warnings;
@@ -171,12 +168,11 @@ std::string take_exposes(const tproxy::Config &c, std::vector<tproxy::Listener> 
         socklen_t len = sizeof a;
         int type = 0;
         socklen_t tl = sizeof type;
-        if (!is_listening(e.fd) || getsockopt(e.fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
-            type != SOCK_STREAM || getsockname(e.fd, reinterpret_cast<sockaddr *>(&a), &len) != 0)
+        if (!is_listening(e.fd) || getsockopt(e.fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_STREAM ||
+            getsockname(e.fd, reinterpret_cast<sockaddr *>(&a), &len) != 0)
             return name + ": not a listening TCP socket";
-        unsigned port = a.ss_family == AF_INET
-                            ? ntohs(reinterpret_cast<sockaddr_in *>(&a)->sin_port)
-                            : ntohs(reinterpret_cast<sockaddr_in6 *>(&a)->sin6_port);
+        unsigned port = a.ss_family == AF_INET ? ntohs(reinterpret_cast<sockaddr_in *>(&a)->sin_port)
+                                               : ntohs(reinterpret_cast<sockaddr_in6 *>(&a)->sin6_port);
         if ((a.ss_family != AF_INET && a.ss_family != AF_INET6) || port != e.port)
             return name + ": the socket listens on port " + std::to_string(port);
         take_fd(e.fd);
@@ -244,8 +240,7 @@ int run_listen_mode(const tproxy::Config &cfg, int sigfd)
 
 // Message 1, checked against the command line; "" and the listeners added to *listeners, or
 // why not (the received descriptors are closed then). *ended: the sandbox went first.
-std::string receive_checked(const tproxy::Config &cfg, int sigfd,
-                            std::vector<tproxy::Listener> *listeners, bool *ended)
+std::string receive_checked(const tproxy::Config &cfg, int sigfd, std::vector<tproxy::Listener> *listeners, bool *ended)
 {
     tproxy::ListenerMessage m = tproxy::receive_listeners(cfg.channel_fd, sigfd);
     *ended = m.end != tproxy::ChannelEnd::Message;
@@ -258,9 +253,9 @@ std::string receive_checked(const tproxy::Config &cfg, int sigfd,
     }
     for (const tproxy::ChannelListener &l : m.listeners) {
         take_fd(l.fd);
-        tproxy::Route r = l.kind == TNC_PROXY    ? tproxy::Route::Http
-                          : l.kind == TNC_BROKER ? tproxy::Route::Broker
-                                                 : tproxy::Route::Relay;
+        tproxy::Route r = l.kind == TNC_PROXY ? tproxy::Route::Http
+            : l.kind == TNC_BROKER            ? tproxy::Route::Broker
+                                              : tproxy::Route::Relay;
         listeners->push_back({l.fd, r, l.port});
     }
     return "";

@@ -61,9 +61,9 @@ std::string add_name(const tp_plan &p, const tp_net_name &n, Config &c)
     auto pattern = normalize_pattern(name);
     if (!pattern)
         return unusable("name", name);
-    std::vector<std::string> &list = n.kind == TP_NAME_ALLOW  ? c.policy.allow
-                                     : n.kind == TP_NAME_DENY ? c.policy.deny
-                                                              : c.broker.allow;
+    std::vector<std::string> &list = n.kind == TP_NAME_ALLOW ? c.policy.allow
+        : n.kind == TP_NAME_DENY                             ? c.policy.deny
+                                                             : c.broker.allow;
     list.push_back(*pattern);
     return "";
 }

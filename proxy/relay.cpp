@@ -108,8 +108,8 @@ void Server::on_socket_reply(ReplyStatus st, SocketReply r)
     if (st == ReplyStatus::Malformed)
         return refuse(*c, {502, "protocol-error", "the sandbox's answer to a socket request is malformed"});
     if (r.error != 0)
-        return refuse(*c, {502, "socket-failed",
-                           std::string("the sandbox could not make a socket: ") + strerror(r.error)});
+        return refuse(*c,
+                      {502, "socket-failed", std::string("the sandbox could not make a socket: ") + strerror(r.error)});
     if (std::string err = check_inet_stream(r.fd); !err.empty()) {
         close(r.fd);
         return refuse(*c, {502, "bad-socket", "the sandbox's socket is " + err});

@@ -5,8 +5,8 @@
 
 #include <cstring>
 
-#include "net_channel.h"
 #include "http_util.h"
+#include "net_channel.h"
 
 namespace tproxy {
 namespace {
@@ -50,19 +50,17 @@ std::string printable(const std::string &s)
 std::string refusal_response(const Refusal &r)
 {
     std::string body = "tartaros-proxy: " + printable(r.body) + "\n";
-    return "HTTP/1.1 " + std::to_string(r.status) + " " + status_text(r) +
-           "\r\nX-Proxy-Error: " + r.code +
-           "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " +
-           std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+    return "HTTP/1.1 " + std::to_string(r.status) + " " + status_text(r) + "\r\nX-Proxy-Error: " + r.code +
+        "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
+        "\r\nConnection: close\r\n\r\n" + body;
 }
 
 std::string broker_refusal_response(const Refusal &r, bool close)
 {
     std::string body = "tartaros-broker: " + printable(r.body) + "\n";
-    return "HTTP/1.1 " + std::to_string(r.status) + " " + status_text(r) +
-           "\r\nX-Broker-Error: " + r.code +
-           "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " +
-           std::to_string(body.size()) + (close ? "\r\nConnection: close" : "") + "\r\n\r\n" + body;
+    return "HTTP/1.1 " + std::to_string(r.status) + " " + status_text(r) + "\r\nX-Broker-Error: " + r.code +
+        "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
+        (close ? "\r\nConnection: close" : "") + "\r\n\r\n" + body;
 }
 
 const std::string &connect_established()
@@ -71,8 +69,8 @@ const std::string &connect_established()
     return s;
 }
 
-void RefusalTally::add(const char *who, const std::string &what, const std::string &key,
-                        const char *code, const std::string &body)
+void RefusalTally::add(const char *who, const std::string &what, const std::string &key, const char *code,
+                       const std::string &body)
 {
     std::string id = std::string(who) + '\0' + key + '\0' + code;
     if (auto it = index_.find(id); it != index_.end()) {
@@ -99,49 +97,45 @@ std::string RefusalTally::notes() const
         out += l + "\n";
     }
     if (others_ > 0)
-        out += "tartaros: note: the proxy refused " + std::to_string(others_) +
-               " more request" + (others_ == 1 ? "" : "s") + " of other kinds (see --log)\n";
+        out += "tartaros: note: the proxy refused " + std::to_string(others_) + " more request" +
+            (others_ == 1 ? "" : "s") + " of other kinds (see --log)\n";
     return out;
 }
 
-void DecisionLog::allowed(const std::string &method, const std::string &target,
-                          const std::string &addr, const char *via) const
+void DecisionLog::allowed(const std::string &method, const std::string &target, const std::string &addr,
+                          const char *via) const
 {
     line("allowed " + printable(method) + " " + target + " addr=" + addr + " via=" + via);
     effects_.record({true, method, target, addr, via, 0, "", ""});
 }
 
-void DecisionLog::denied(const std::string &method, const std::string &target,
-                         const Refusal &r)
+void DecisionLog::denied(const std::string &method, const std::string &target, const Refusal &r)
 {
     std::string what = method == "-" ? "" : method;
     if (target != "-")
         what += (what.empty() ? "" : " ") + target;
     tally_.add("the proxy", what, target, r.code, r.body);
-    line("denied " + printable(method) + " " + printable(target) + " " + r.code + ": " +
-         printable(r.body));
+    line("denied " + printable(method) + " " + printable(target) + " " + r.code + ": " + printable(r.body));
     effects_.record({false, method, target, "", "", r.status, r.code, r.body});
 }
 
 void DecisionLog::broker(const BrokerEvent &e)
 {
     auto part = [](const std::string &s) { return s.empty() ? std::string("-") : printable(s); };
-    std::string target = e.host.empty() ? "-"
-                          : e.host.find(':') != std::string::npos
-                              ? "[" + e.host + "]:" + std::to_string(e.port)
-                              : e.host + ":" + std::to_string(e.port);
-    std::string head = " BROKER " + part(e.capability) + " " + part(e.method) + " " + target + " " +
-                       part(e.path);
+    std::string target = e.host.empty()         ? "-"
+        : e.host.find(':') != std::string::npos ? "[" + e.host + "]:" + std::to_string(e.port)
+                                                : e.host + ":" + std::to_string(e.port);
+    std::string head = " BROKER " + part(e.capability) + " " + part(e.method) + " " + target + " " + part(e.path);
     if (std::string(e.decision) == "allow") {
-        std::string s = "allowed" + head + " status=" + std::to_string(e.status) +
-                        " up=" + std::to_string(e.bytes_up) + " down=" + std::to_string(e.bytes_down);
+        std::string s = "allowed" + head + " status=" + std::to_string(e.status) + " up=" + std::to_string(e.bytes_up) +
+            " down=" + std::to_string(e.bytes_down);
         if (!e.complete)
             s += std::string(" incomplete ") + e.reason + ": " + printable(e.detail);
         line(s);
     } else {
         line("denied" + head + " " + e.reason + ": " + printable(e.detail));
-        tally_.add("the broker", head.substr(sizeof " BROKER " - 1), part(e.capability) + " " + target,
-                   e.reason, e.detail);
+        tally_.add("the broker", head.substr(sizeof " BROKER " - 1), part(e.capability) + " " + target, e.reason,
+                   e.detail);
     }
     effects_.record(e);
 }

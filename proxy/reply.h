@@ -63,8 +63,7 @@ class DecisionLog {
 public:
     DecisionLog(int fd, EffectLog effects) : fd_(fd), effects_(std::move(effects)) {}
     // "allowed METHOD host:port addr=ADDR via=pin|dns|literal"
-    void allowed(const std::string &method, const std::string &target, const std::string &addr,
-                 const char *via) const;
+    void allowed(const std::string &method, const std::string &target, const std::string &addr, const char *via) const;
     // "denied METHOD host:port CODE: body"
     void denied(const std::string &method, const std::string &target, const Refusal &r);
     // The broker: "allowed BROKER cap METHOD host:port /path status=S up=N down=M" (then

@@ -24,7 +24,7 @@ namespace {
 
 // Tags: the top two bits are the type; kChannelTag (server.h) is kTagControl's value 1.
 constexpr uint64_t kTagConn = 0, kTagListen = 1, kTagResolver = 2, kTagControl = 3;
-constexpr int kLingerMs = 2000;            // to write a refusal and read what the client sent
+constexpr int kLingerMs = 2000;             // to write a refusal and read what the client sent
 constexpr size_t kMaxDrainBytes = 1 << 20;  // ... at most this much
 constexpr int kAcceptBatch = 64;
 
@@ -67,18 +67,15 @@ Refusal policy_refusal(Verdict v, const Host &h, unsigned port, const Policy &p)
 {
     switch (v) {
     case Verdict::DenyDenylist:
-        return {403, "blocked-by-denylist",
-                h.text + " matches deny_domains; remove it from deny_domains to allow it"};
+        return {403, "blocked-by-denylist", h.text + " matches deny_domains; remove it from deny_domains to allow it"};
     case Verdict::DenyPort:
         return {403, "blocked-port",
-                "port " + std::to_string(port) + " of " + h.text + " is not allowed (ports " +
-                    ports_text(p.ports) + "; add it to domain_ports, tartaros-proxy --ports)"};
+                "port " + std::to_string(port) + " of " + h.text + " is not allowed (ports " + ports_text(p.ports) +
+                    "; add it to domain_ports, tartaros-proxy --ports)"};
     default:
         if (h.kind != HostKind::Name)
-            return {403, "blocked-by-allowlist",
-                    h.text + " is an IP literal not in allow_domains; connect by name"};
-        return {403, "blocked-by-allowlist",
-                h.text + " is not in allow_domains; add it to allow_domains to allow it"};
+            return {403, "blocked-by-allowlist", h.text + " is an IP literal not in allow_domains; connect by name"};
+        return {403, "blocked-by-allowlist", h.text + " is not in allow_domains; add it to allow_domains to allow it"};
     }
 }
 
@@ -97,8 +94,7 @@ std::string addr_text(const sockaddr_storage &a)
     if (a.ss_family == AF_INET)
         inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in *>(&a)->sin_addr, buf, sizeof buf);
     else if (a.ss_family == AF_INET6)
-        inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6 *>(&a)->sin6_addr, buf,
-                  sizeof buf);
+        inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6 *>(&a)->sin6_addr, buf, sizeof buf);
     return buf;
 }
 
@@ -125,11 +121,12 @@ Resolved literal_address(const Host &h)
     return r;
 }
 
-Server::Server(const Config &c, std::vector<Listener> listeners, int signal_fd, int channel_fd,
-               Resolver &resolver, const Broker *broker)
-    : cfg_(c), broker_(broker), log_(c.log_fd, EffectLog(c.effect_log_fd, c.run_id)), resolver_(resolver), sigfd_(signal_fd), chanfd_(channel_fd),
-      listeners_(std::move(listeners)),
-      durations_{c.header_timeout_ms, c.connect_timeout_ms, c.idle_timeout_ms, kLingerMs}
+Server::Server(const Config &c, std::vector<Listener> listeners, int signal_fd, int channel_fd, Resolver &resolver,
+               const Broker *broker)
+    : cfg_(c), broker_(broker), log_(c.log_fd, EffectLog(c.effect_log_fd, c.run_id)), resolver_(resolver),
+      sigfd_(signal_fd), chanfd_(channel_fd),
+      listeners_(std::move(listeners)), durations_{c.header_timeout_ms, c.connect_timeout_ms, c.idle_timeout_ms,
+                                                   kLingerMs}
 {
     epfd_ = epoll_create1(EPOLL_CLOEXEC);
     if (epfd_ < 0)
@@ -176,9 +173,7 @@ int Server::run()
 void Server::on_event(uint64_t tag, uint32_t events)
 {
     switch (tag >> 62) {
-    case kTagListen:
-        on_accept(listeners_[tag & 0xffffffffu]);
-        return;
+    case kTagListen: on_accept(listeners_[tag & 0xffffffffu]); return;
     case kTagResolver:
         for (Resolver::Result &r : resolver_.drain())
             on_resolved(r);
@@ -189,8 +184,7 @@ void Server::on_event(uint64_t tag, uint32_t events)
         else
             stop_ = true;
         return;
-    default:
-        break;
+    default: break;
     }
     Conn *c = lookup(tag);
     if (!c)
@@ -199,17 +193,12 @@ void Server::on_event(uint64_t tag, uint32_t events)
     if (route(*c) == Route::Broker)
         return on_broker_event(*c, client, events);
     switch (c->state) {
-    case State::Head:
-        return on_client_head(*c);
-    case State::Resolving:
-        return close_conn(*c);  // only a hang-up or error is reported here (lookup or socket)
-    case State::Connecting:
-        return client ? close_conn(*c) : on_connected(*c, events);
-    case State::Tunnel:
-        return on_tunnel(*c, client, events);
+    case State::Head: return on_client_head(*c);
+    case State::Resolving: return close_conn(*c);  // only a hang-up or error is reported here (lookup or socket)
+    case State::Connecting: return client ? close_conn(*c) : on_connected(*c, events);
+    case State::Tunnel: return on_tunnel(*c, client, events);
     case State::Replying:
-    case State::Draining:
-        return on_reply(*c, events);
+    case State::Draining: return on_reply(*c, events);
     }
 }
 
@@ -255,15 +244,13 @@ bool Server::make_room()
 void Server::turn_away(const Listener &l, int fd)
 {
     Refusal r{503, "overloaded",
-              "connection limit reached (" + std::to_string(cfg_.max_connections) +
-                  " at once); try again later"};
+              "connection limit reached (" + std::to_string(cfg_.max_connections) + " at once); try again later"};
     if (l.route == Route::Http) {
         refuse_now(fd, r);
     } else if (l.route == Route::Broker) {
         broker_turn_away(fd, r);
     } else {
-        log_.denied(l.route == Route::Relay ? "RELAY" : "EXPOSE",
-                    "127.0.0.1:" + std::to_string(l.port), r);
+        log_.denied(l.route == Route::Relay ? "RELAY" : "EXPOSE", "127.0.0.1:" + std::to_string(l.port), r);
         reset(fd);
     }
     close(fd);
@@ -369,16 +356,18 @@ void Server::check_addresses(Conn &c)
     bool broker = route(c) == Route::Broker;
     std::string internal = broker && broker_->cfg.allow_internal ? "" : internal_addresses(c.addrs);
     if (!internal.empty())
-        return refuse(c, {403, "blocked-internal-address",
-                          c.req.host.text + " resolves to " + internal + "; " +
-                              (broker ? "set allow_internal in [broker] to allow it"
-                                      : "pin it in hosts to allow an internal address")});
+        return refuse(c,
+                      {403, "blocked-internal-address",
+                       c.req.host.text + " resolves to " + internal + "; " +
+                           (broker ? "set allow_internal in [broker] to allow it"
+                                   : "pin it in hosts to allow an internal address")});
     if (c.addrs.empty())
         return refuse(c, {502, "dns-failure", could_not_resolve(c, "no address")});
     if (broker && !room_for_exchange(c))
-        return refuse(c, {503, "overloaded",
-                          "broker exchange limit (" + std::to_string(cfg_.max_exchanges) +
-                              " upstream connections at once) reached; try again later"});
+        return refuse(c,
+                      {503, "overloaded",
+                       "broker exchange limit (" + std::to_string(cfg_.max_exchanges) +
+                           " upstream connections at once) reached; try again later"});
     start_connect(c);
 }
 
@@ -418,8 +407,7 @@ void Server::start_connect(Conn &c, int given_fd)
         set_port(a.addr, c.req.port);
         int fd = given_fd >= 0 ? std::exchange(given_fd, -1)
                                : socket(a.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd >= 0 && (connect(fd, reinterpret_cast<sockaddr *>(&a.addr), a.len) == 0 ||
-                        errno == EINPROGRESS)) {
+        if (fd >= 0 && (connect(fd, reinterpret_cast<sockaddr *>(&a.addr), a.len) == 0 || errno == EINPROGRESS)) {
             c.ufd = fd;
             set_interest(c, false, EPOLLOUT);
             return;
@@ -534,8 +522,7 @@ void Server::on_reply(Conn &c, uint32_t events)
     if (events & EPOLLERR)
         return close_conn(c);
     if (c.state == State::Replying) {
-        ssize_t n = send(c.cfd, c.reply.data() + c.reply_off, c.reply.size() - c.reply_off,
-                         MSG_NOSIGNAL);
+        ssize_t n = send(c.cfd, c.reply.data() + c.reply_off, c.reply.size() - c.reply_off, MSG_NOSIGNAL);
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
             return close_conn(c);
         c.reply_off += n > 0 ? static_cast<size_t>(n) : 0;
@@ -552,8 +539,7 @@ void Server::on_reply(Conn &c, uint32_t events)
     ssize_t n = recv(c.cfd, buf, sizeof buf, 0);
     if (n > 0)
         c.reply_off += static_cast<size_t>(n);
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) ||
-        c.reply_off > kMaxDrainBytes + c.reply.size())
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) || c.reply_off > kMaxDrainBytes + c.reply.size())
         close_conn(c);
 }
 
@@ -572,13 +558,13 @@ void Server::expire(int64_t now)
             if (route(c) == Route::Broker && broker_expire(c, kind))
                 continue;
             if (kind == kTimerHead)
-                refuse(c, {408, "header-timeout",
-                           "request head not complete within " +
-                               std::to_string(durations_[kind]) + " ms"});
+                refuse(c,
+                       {408, "header-timeout",
+                        "request head not complete within " + std::to_string(durations_[kind]) + " ms"});
             else if (kind == kTimerConnect)
-                refuse(c, {504, "upstream-timeout",
-                           "no connection to " + c.target + " within " +
-                               std::to_string(durations_[kind]) + " ms"});
+                refuse(c,
+                       {504, "upstream-timeout",
+                        "no connection to " + c.target + " within " + std::to_string(durations_[kind]) + " ms"});
             else
                 close_conn(c);  // idle tunnel, or a refusal nobody reads
         }

@@ -63,8 +63,8 @@ public:
     // Takes the listeners and the signal fd that ends run(); channel_fd is -1 outside channel
     // mode, and stays the caller's. `broker` serves the Broker listeners (the caller's; null
     // when there are none).
-    Server(const Config &c, std::vector<Listener> listeners, int signal_fd, int channel_fd,
-           Resolver &resolver, const Broker *broker = nullptr);
+    Server(const Config &c, std::vector<Listener> listeners, int signal_fd, int channel_fd, Resolver &resolver,
+           const Broker *broker = nullptr);
     ~Server();
     Server(const Server &) = delete;
     Server &operator=(const Server &) = delete;
@@ -146,7 +146,7 @@ private:
     bool chan_out_ = false;  // EPOLLOUT asked on the channel
     std::vector<Listener> listeners_;
     std::vector<std::unique_ptr<Conn>> slots_;
-    std::vector<Route> routes_;  // per slot
+    std::vector<Route> routes_;      // per slot
     std::deque<uint64_t> expose_q_;  // tokens of connections waiting for a sandbox socket
     size_t requested_ = 0;
     std::vector<uint32_t> free_;

@@ -21,12 +21,9 @@ TlsIo classify(SSL *ssl, int rc)
 {
     int e = SSL_get_error(ssl, rc);
     switch (e) {
-    case SSL_ERROR_NONE:
-        return TlsIo::Done;
-    case SSL_ERROR_WANT_READ:
-        return TlsIo::WantRead;
-    case SSL_ERROR_WANT_WRITE:
-        return TlsIo::WantWrite;
+    case SSL_ERROR_NONE: return TlsIo::Done;
+    case SSL_ERROR_WANT_READ: return TlsIo::WantRead;
+    case SSL_ERROR_WANT_WRITE: return TlsIo::WantWrite;
     case SSL_ERROR_ZERO_RETURN:  // close_notify, or (SSL_OP_IGNORE_UNEXPECTED_EOF) a bare EOF
         return TlsIo::Eof;
     default:  // SSL_ERROR_SYSCALL (a reset), SSL_ERROR_SSL: the error queue says why
@@ -88,8 +85,7 @@ std::string read_whole(const char *path, std::string *out)
 std::unique_ptr<TlsClient> TlsClient::create(const std::string &ca_file, std::string *err,
                                              std::vector<std::string> *warnings)
 {
-    if (OPENSSL_init_ssl(OPENSSL_INIT_LOAD_CONFIG | OPENSSL_INIT_LOAD_SSL_STRINGS |
-                             OPENSSL_INIT_LOAD_CRYPTO_STRINGS,
+    if (OPENSSL_init_ssl(OPENSSL_INIT_LOAD_CONFIG | OPENSSL_INIT_LOAD_SSL_STRINGS | OPENSSL_INIT_LOAD_CRYPTO_STRINGS,
                          nullptr) != 1) {
         *err = "cannot initialise OpenSSL: " + openssl_reason();
         return nullptr;

@@ -21,8 +21,7 @@ bool would_block()
 bool flush_prefix(Dir &d)
 {
     while (d.prefix_off < d.prefix.size()) {
-        ssize_t n = send(d.dst, d.prefix.data() + d.prefix_off, d.prefix.size() - d.prefix_off,
-                         MSG_NOSIGNAL);
+        ssize_t n = send(d.dst, d.prefix.data() + d.prefix_off, d.prefix.size() - d.prefix_off, MSG_NOSIGNAL);
         if (n < 0) {
             if (would_block())
                 d.wait = Wait::Out;
@@ -38,8 +37,7 @@ bool flush_prefix(Dir &d)
 bool drain_pipe(Dir &d)
 {
     while (d.in_pipe > 0) {
-        ssize_t n = splice(d.pipe_r, nullptr, d.dst, nullptr, d.in_pipe,
-                           SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+        ssize_t n = splice(d.pipe_r, nullptr, d.dst, nullptr, d.in_pipe, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
         if (n < 0) {
             if (would_block())
                 d.wait = Wait::Out;
@@ -62,8 +60,7 @@ bool pump(Dir &d)
             return false;
         if (d.wait == Wait::Out)
             return true;
-        ssize_t n = splice(d.src, nullptr, d.pipe_w, nullptr, kChunk,
-                           SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+        ssize_t n = splice(d.src, nullptr, d.pipe_w, nullptr, kChunk, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
         if (n == 0) {
             // The source finished: pass the half-close on, the other direction may go on.
             shutdown(d.dst, SHUT_WR);

@@ -50,8 +50,8 @@ inline bool http_token(const char *s, size_t len)
 /* Header names the broker sets, reads or relies on to frame and route a message: injecting
  * one of them would smuggle a second request or reroute this one. Compared without case;
  * every name starting with "proxy-" is reserved too. */
-inline constexpr const char *kReservedHeaders[] = {"host", "content-length", "transfer-encoding", "connection",
-                                                   "keep-alive", "te", "trailer", "upgrade", "expect"};
+inline constexpr const char *kReservedHeaders[] = {
+    "host", "content-length", "transfer-encoding", "connection", "keep-alive", "te", "trailer", "upgrade", "expect"};
 
 inline bool reserved_header(const char *s, size_t len)
 {

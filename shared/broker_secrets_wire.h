@@ -21,13 +21,13 @@
 
 #include <stdint.h>
 
-#define TBS_MAGIC 0x31534254u     /* "TBS1" little-endian */
-#define TBS_MAX_VALUE 16384u      /* bytes of one token or value */
-#define TBS_MAX_RECORDS 65u       /* the token plus TP_MAX_BROKER_CAPS values */
+#define TBS_MAGIC       0x31534254u /* "TBS1" little-endian */
+#define TBS_MAX_VALUE   16384u      /* bytes of one token or value */
+#define TBS_MAX_RECORDS 65u         /* the token plus TP_MAX_BROKER_CAPS values */
 
-struct tbs_header {               /* 8 bytes */
-    uint32_t magic;               /* TBS_MAGIC */
-    uint32_t count;               /* records that follow: 1..TBS_MAX_RECORDS */
+struct tbs_header { /* 8 bytes */
+    uint32_t magic; /* TBS_MAGIC */
+    uint32_t count; /* records that follow: 1..TBS_MAX_RECORDS */
 };
 
 #endif /* TARTAROS_IR_BROKER_SECRETS_H */

@@ -40,7 +40,7 @@ bool refill(line_reader *r)
     memmove(r->buf, r->buf + r->pos, r->len - r->pos);
     r->len -= r->pos;
     r->pos = 0;
-    if (r->len == sizeof r->buf - 1) {  /* no newline in a full buffer: drop the line */
+    if (r->len == sizeof r->buf - 1) { /* no newline in a full buffer: drop the line */
         r->len = 0;
         r->skipping = true;
     }
@@ -149,8 +149,7 @@ void unescape(char *s)
 {
     char *out = s;
     for (const char *p = s; *p != '\0'; p++) {
-        if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' &&
-            p[3] <= '7') {
+        if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' && p[3] <= '7') {
             *out++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
             p += 3;
         } else {
@@ -188,7 +187,7 @@ struct cgroup_dirs {
     bool v1_mapped[CG_CONTROLLER_COUNT];
     char v1[CG_CONTROLLER_COUNT][kPath];
     bool v2_mounted, v2_mapped;
-    bool v2_member;  /* /proc/self/cgroup has the 0:: line */
+    bool v2_member; /* /proc/self/cgroup has the 0:: line */
     char v2[kPath];
 };
 
@@ -200,7 +199,7 @@ bool split_mountinfo(char *line, char **root, char **mpoint, char **fstype, char
     char *tok = strtok_r(line, " ", &save);
     for (int i = 0; i < 6 && tok != nullptr; i++, tok = strtok_r(nullptr, " ", &save))
         field[i] = tok;
-    while (tok != nullptr && strcmp(tok, "-") != 0)  /* optional fields */
+    while (tok != nullptr && strcmp(tok, "-") != 0) /* optional fields */
         tok = strtok_r(nullptr, " ", &save);
     if (tok == nullptr)
         return false;
@@ -254,11 +253,11 @@ bool writable(const char *dir, const char *file)
 
 /* What the caller's v2 cgroup offers. */
 struct v2_view {
-    bool usable;            /* mounted and mapped */
-    bool is_root;           /* no cgroup.type: the hierarchy's root */
-    bool sole;              /* the supervisor is the only process in it */
-    bool writable;          /* mkdir in it and write its cgroup.procs */
-    bool subtree_writable;  /* its cgroup.subtree_control (for the leaf move) */
+    bool usable;           /* mounted and mapped */
+    bool is_root;          /* no cgroup.type: the hierarchy's root */
+    bool sole;             /* the supervisor is the only process in it */
+    bool writable;         /* mkdir in it and write its cgroup.procs */
+    bool subtree_writable; /* its cgroup.subtree_control (for the leaf move) */
     char controllers[512];
     char subtree[512];
 };
@@ -353,8 +352,7 @@ bool decide_v1(const cgroup_dirs *dirs, int c, reason *why)
         return false;
     }
     if (!writable(dirs->v1[c], "")) {
-        clause(why->text, "cgroup v1 %s at %s is not writable by uid %u", kNames[c], dirs->v1[c],
-                 (unsigned)getuid());
+        clause(why->text, "cgroup v1 %s at %s is not writable by uid %u", kNames[c], dirs->v1[c], (unsigned)getuid());
         return false;
     }
     return true;

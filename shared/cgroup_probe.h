@@ -29,10 +29,10 @@ extern "C" {
 
 /* Where the kernel's files are: the real ones, or a fake tree in tests. */
 struct cgroup_host {
-    const char *proc_self_cgroup;  /* "/proc/self/cgroup" */
-    const char *mountinfo;         /* "/proc/self/mountinfo" */
-    const char *root;              /* prepended to every mount point: "" on a host, a temp dir in tests */
-    pid_t self;                    /* the supervisor's pid */
+    const char *proc_self_cgroup; /* "/proc/self/cgroup" */
+    const char *mountinfo;        /* "/proc/self/mountinfo" */
+    const char *root;             /* prepended to every mount point: "" on a host, a temp dir in tests */
+    pid_t self;                   /* the supervisor's pid */
     /* Tests only (NULL on a host): the tree is plain directories, so cgroup_create gives each
      * directory it makes these files ("name" or "name=initial content"), as cgroupfs would,
      * and removing a cgroup unlinks them before the rmdir. */
@@ -46,12 +46,12 @@ enum cgroup_controller { CG_PIDS = 0, CG_MEMORY = 1, CG_CPU = 2, CG_FREEZER = 3,
 
 /* Preflight's view of this host, per controller. */
 struct cgroup_probe {
-    int version[CG_CONTROLLER_COUNT];           /* 0 = not available, 1 = v1, 2 = v2 */
-    char why_not[CG_CONTROLLER_COUNT][320];     /* when 0: one clause saying why */
-    char parent[CG_CONTROLLER_COUNT][512];      /* when not 0: the directory the cgroup goes in */
-    bool enable[CG_CONTROLLER_COUNT];           /* v2 controller not yet in parent's
+    int version[CG_CONTROLLER_COUNT];       /* 0 = not available, 1 = v1, 2 = v2 */
+    char why_not[CG_CONTROLLER_COUNT][320]; /* when 0: one clause saying why */
+    char parent[CG_CONTROLLER_COUNT][512];  /* when not 0: the directory the cgroup goes in */
+    bool enable[CG_CONTROLLER_COUNT];       /* v2 controller not yet in parent's
                                                    cgroup.subtree_control: enabled with the leaf move */
-    bool leaf_move;                             /* some enable[] is set: the leaf move is needed */
+    bool leaf_move;                         /* some enable[] is set: the leaf move is needed */
 };
 
 /* Reads the layout and permissions; creates and writes nothing. Every controller is probed

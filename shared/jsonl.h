@@ -29,10 +29,10 @@ struct line {
     char *buf;
     size_t cap;
     size_t len;
-    bool cut;             /* something did not fit: later fields are dropped */
-    bool need_comma;      /* a value was written at this level */
+    bool cut;        /* something did not fit: later fields are dropped */
+    bool need_comma; /* a value was written at this level */
     int depth;
-    char closers[kMaxDepth];  /* ']' or '}' for each open level; 0 for one not opened */
+    char closers[kMaxDepth]; /* ']' or '}' for each open level; 0 for one not opened */
 };
 
 namespace detail {

@@ -24,8 +24,7 @@ bool looks_numeric(std::string_view label)
 {
     if (label.size() > 2 && label[0] == '0' && label[1] == 'x')
         return true;
-    return !label.empty() && std::all_of(label.begin(), label.end(),
-                                         [](char c) { return c >= '0' && c <= '9'; });
+    return !label.empty() && std::all_of(label.begin(), label.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 bool valid_name(std::string_view s)

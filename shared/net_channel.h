@@ -37,37 +37,37 @@
 #define TNC_MAX_LISTENERS 64u
 
 enum tnc_listener_kind {
-    TNC_PROXY = 1,  /* the HTTP proxy's listener */
-    TNC_RELAY = 2,  /* relay to the host's 127.0.0.1:port */
-    TNC_BROKER = 3  /* the credential broker's listener (--broker-port) */
+    TNC_PROXY = 1, /* the HTTP proxy's listener */
+    TNC_RELAY = 2, /* relay to the host's 127.0.0.1:port */
+    TNC_BROKER = 3 /* the credential broker's listener (--broker-port) */
 };
 
-#define TNC_HELLO_MAGIC 0x314C4354u  /* "TCL1" little-endian */
+#define TNC_HELLO_MAGIC 0x314C4354u /* "TCL1" little-endian */
 
-struct tnc_hello {      /* 8 bytes */
-    uint32_t magic;     /* TNC_HELLO_MAGIC */
-    uint32_t count;     /* tnc_listener records (and fds) that follow */
+struct tnc_hello {  /* 8 bytes */
+    uint32_t magic; /* TNC_HELLO_MAGIC */
+    uint32_t count; /* tnc_listener records (and fds) that follow */
 };
 
-struct tnc_listener {   /* 4 bytes */
-    uint16_t port;      /* the port it is bound to inside */
-    uint8_t kind;       /* tnc_listener_kind */
-    uint8_t reserved;   /* zero */
+struct tnc_listener { /* 4 bytes */
+    uint16_t port;    /* the port it is bound to inside */
+    uint8_t kind;     /* tnc_listener_kind */
+    uint8_t reserved; /* zero */
 };
 
-#define TNC_READY 0u
+#define TNC_READY   0u
 #define TNC_REFUSED 78u
-#define TNC_FAILED 1u
+#define TNC_FAILED  1u
 
-struct tnc_ready {      /* 256 bytes */
-    uint8_t status;     /* TNC_READY, TNC_REFUSED or TNC_FAILED */
-    char message[255];  /* NUL-terminated; empty when ready */
+struct tnc_ready {     /* 256 bytes */
+    uint8_t status;    /* TNC_READY, TNC_REFUSED or TNC_FAILED */
+    char message[255]; /* NUL-terminated; empty when ready */
 };
 
 #define TNC_SOCKET_REQUEST 'S'
 
-#define TNC_MAX_NOTES 20u
-#define TNC_MAX_NOTE_BYTES 480u  /* a note line at most, newline included */
+#define TNC_MAX_NOTES      20u
+#define TNC_MAX_NOTE_BYTES 480u /* a note line at most, newline included */
 
 /* The proxy's tasks in the run's cgroup (pids.max): its main thread, and when it proxies
  * HTTP or runs the broker (the only modes that look names up) its resolver threads. All are

@@ -32,37 +32,48 @@ constexpr std::string_view kOtherExit =
     "errors (or, with --werror, warnings), 78 when a file cannot be read or the usage is wrong.";
 
 // `text` cut into lines of at most `width - indent` characters at spaces, each indented.
-std::vector<std::string> wrap(std::string_view text, size_t indent, size_t width = kWidth) {
+std::vector<std::string> wrap(std::string_view text, size_t indent, size_t width = kWidth)
+{
     std::vector<std::string> lines;
     std::string line;
     size_t start = 0;
     while (start < text.size()) {
         size_t end = text.find(' ', start);
-        if (end == std::string_view::npos) end = text.size();
+        if (end == std::string_view::npos)
+            end = text.size();
         const std::string_view word = text.substr(start, end - start);
         if (!line.empty() && indent + line.size() + 1 + word.size() > width) {
             lines.push_back(std::string(indent, ' ') + line);
             line.clear();
         }
-        if (!line.empty()) line += ' ';
+        if (!line.empty())
+            line += ' ';
         line += word;
         start = end + 1;
     }
-    if (!line.empty()) lines.push_back(std::string(indent, ' ') + line);
+    if (!line.empty())
+        lines.push_back(std::string(indent, ' ') + line);
     return lines;
 }
 
-void print_wrapped(std::ostream &out, std::string_view text, size_t indent) {
-    for (const std::string &line : wrap(text, indent)) out << line << '\n';
+void print_wrapped(std::ostream &out, std::string_view text, size_t indent)
+{
+    for (const std::string &line : wrap(text, indent))
+        out << line << '\n';
 }
 
-std::string label(const RunOption &o) {
+std::string label(const RunOption &o)
+{
     return o.metavar.empty() ? std::string(o.name) : std::string(o.name) + " " + std::string(o.metavar);
 }
 
-std::string run_synopsis() { return "tartaros run " + std::string(subcommands().front().synopsis); }
+std::string run_synopsis()
+{
+    return "tartaros run " + std::string(subcommands().front().synopsis);
+}
 
-void print_flags_and_rules(std::ostream &out) {
+void print_flags_and_rules(std::ostream &out)
+{
     out << "Flags of `tartaros run`, each with the policy field it sets:\n";
     for (const RunOption &o : run_options()) {
         std::string head = "  " + label(o);
@@ -74,7 +85,8 @@ void print_flags_and_rules(std::ostream &out) {
     for (std::string_view rule : merge_rules()) {
         std::vector<std::string> lines = wrap(rule, 4);
         lines.front().replace(2, 1, "-");
-        for (const std::string &line : lines) out << line << '\n';
+        for (const std::string &line : lines)
+            out << line << '\n';
     }
     out << "\nExit status:\n";
     print_wrapped(out, kRunExit, 2);
@@ -82,53 +94,71 @@ void print_flags_and_rules(std::ostream &out) {
 
 // --- shells ---------------------------------------------------------------------------------
 
-bool takes_files(ValueKind kind) { return kind == ValueKind::Path || kind == ValueKind::File; }
-bool free_text(ValueKind kind) {
+bool takes_files(ValueKind kind)
+{
+    return kind == ValueKind::Path || kind == ValueKind::File;
+}
+bool free_text(ValueKind kind)
+{
     return kind == ValueKind::Port || kind == ValueKind::Count || kind == ValueKind::Domain;
 }
-bool repeatable(ValueKind kind) {
+bool repeatable(ValueKind kind)
+{
     return kind == ValueKind::Path || kind == ValueKind::Port || kind == ValueKind::Domain ||
-           kind == ValueKind::EnvName;
+        kind == ValueKind::EnvName;
 }
 
 // The names of the rows whose value is of one of `kinds`, joined by `separator`.
-std::string names_where(bool (*pick)(ValueKind), std::string_view separator) {
+std::string names_where(bool (*pick)(ValueKind), std::string_view separator)
+{
     std::string names;
     for (const RunOption &o : run_options()) {
-        if (!pick(o.kind)) continue;
-        if (!names.empty()) names += separator;
+        if (!pick(o.kind))
+            continue;
+        if (!names.empty())
+            names += separator;
         names += o.name;
     }
     return names;
 }
 
 // A description inside a zsh _arguments spec: single quotes and brackets escaped.
-std::string zsh_text(std::string_view text) {
+std::string zsh_text(std::string_view text)
+{
     std::string out;
     for (char c : text) {
-        if (c == '\'') out += "'\\''";
-        else if (c == '[' || c == ']' || c == ':' || c == '\\') out += std::string("\\") + c;
-        else out += c;
+        if (c == '\'')
+            out += "'\\''";
+        else if (c == '[' || c == ']' || c == ':' || c == '\\')
+            out += std::string("\\") + c;
+        else
+            out += c;
     }
     return out;
 }
 
 // --- roff -----------------------------------------------------------------------------------
 
-std::string roff(std::string_view text) {
+std::string roff(std::string_view text)
+{
     std::string out;
     for (char c : text) {
-        if (c == '\\') out += "\\e";
-        else if (c == '-') out += "\\-";
-        else out += c;
+        if (c == '\\')
+            out += "\\e";
+        else if (c == '-')
+            out += "\\-";
+        else
+            out += c;
     }
-    if (!out.empty() && (out.front() == '.' || out.front() == '\'')) out.insert(0, "\\&");
+    if (!out.empty() && (out.front() == '.' || out.front() == '\''))
+        out.insert(0, "\\&");
     return out;
 }
 
 }  // namespace
 
-void print_main_help(std::ostream &out) {
+void print_main_help(std::ostream &out)
+{
     out << "usage:";
     for (const Subcommand &s : subcommands())
         out << (&s == subcommands().data() ? " " : "       ") << "tartaros " << s.name
@@ -142,7 +172,8 @@ void print_main_help(std::ostream &out) {
         head.resize(kSummaryColumn, ' ');
         const std::vector<std::string> lines = wrap(s.summary, kSummaryColumn);
         out << head << lines.front().substr(kSummaryColumn) << '\n';
-        for (size_t i = 1; i < lines.size(); ++i) out << lines[i] << '\n';
+        for (size_t i = 1; i < lines.size(); ++i)
+            out << lines[i] << '\n';
     }
     out << '\n';
     print_flags_and_rules(out);
@@ -150,17 +181,21 @@ void print_main_help(std::ostream &out) {
     print_wrapped(out, kOtherExit, 2);
 }
 
-void print_run_help(std::ostream &out) {
+void print_run_help(std::ostream &out)
+{
     out << "usage: " << run_synopsis() << "\n\n";
     print_wrapped(out, kAbout, 0);
     out << '\n';
     print_flags_and_rules(out);
 }
 
-void print_bash_completion(std::ostream &out) {
+void print_bash_completion(std::ostream &out)
+{
     std::string all_flags, subs;
-    for (const RunOption &o : run_options()) all_flags += std::string(o.name) + " ";
-    for (const Subcommand &s : subcommands()) subs += std::string(s.name) + " ";
+    for (const RunOption &o : run_options())
+        all_flags += std::string(o.name) + " ";
+    for (const Subcommand &s : subcommands())
+        subs += std::string(s.name) + " ";
     out << "# bash completion for tartaros (generated by `tartaros completion bash`; do not edit)\n"
            "_tartaros_words() {\n"
            "    mapfile -t COMPREPLY < <(compgen \"$@\")\n"
@@ -223,7 +258,8 @@ void print_bash_completion(std::ostream &out) {
            "complete -F _tartaros tartaros\n";
 }
 
-void print_zsh_completion(std::ostream &out) {
+void print_zsh_completion(std::ostream &out)
+{
     out << "#compdef tartaros\n"
            "# zsh completion for tartaros (generated by `tartaros completion zsh`; do not edit)\n"
            "_tartaros_run() {\n"
@@ -239,9 +275,12 @@ void print_zsh_completion(std::ostream &out) {
         out << "    '" << (repeatable(o.kind) ? "*" : "") << o.name << "[" << zsh_text(o.help) << "]";
         if (o.kind != ValueKind::None) {
             out << ":" << o.metavar << ":";
-            if (takes_files(o.kind)) out << "_files";
-            else if (o.kind == ValueKind::EnvName) out << "_parameters -g '\\''*export*'\\''";
-            else out << " ";
+            if (takes_files(o.kind))
+                out << "_files";
+            else if (o.kind == ValueKind::EnvName)
+                out << "_parameters -g '\\''*export*'\\''";
+            else
+                out << " ";
         }
         out << "' \\\n";
     }
@@ -256,7 +295,8 @@ void print_zsh_completion(std::ostream &out) {
            "  command)\n"
            "    local -a commands\n"
            "    commands=(\n";
-    for (const Subcommand &s : subcommands()) out << "      '" << s.name << ":" << zsh_text(s.summary) << "'\n";
+    for (const Subcommand &s : subcommands())
+        out << "      '" << s.name << ":" << zsh_text(s.summary) << "'\n";
     out << "    )\n"
            "    _describe command commands ;;\n"
            "  argument)\n"
@@ -280,7 +320,8 @@ void print_zsh_completion(std::ostream &out) {
            "_tartaros \"$@\"\n";
 }
 
-void print_man_page(std::ostream &out) {
+void print_man_page(std::ostream &out)
+{
     out << ".\\\" generated by `tartaros man` from the option table; do not edit\n"
            ".TH TARTAROS 1 \"\" \"TartarOS " TARTAROS_VERSION "\" \"User Commands\"\n"
            ".SH NAME\n"
@@ -296,13 +337,17 @@ void print_man_page(std::ostream &out) {
     out << ".SH RUN FLAGS\n";
     for (const RunOption &o : run_options()) {
         out << ".TP\n";
-        if (o.metavar.empty()) out << ".B " << roff(o.name) << "\n";
-        else out << ".BI " << roff(o.name) << " \" " << o.metavar << "\"\n";
+        if (o.metavar.empty())
+            out << ".B " << roff(o.name) << "\n";
+        else
+            out << ".BI " << roff(o.name) << " \" " << o.metavar << "\"\n";
         out << roff(o.help) << ".\n";
-        if (!o.field.empty()) out << "Policy field: \\fB" << roff(o.field) << "\\fR.\n";
+        if (!o.field.empty())
+            out << "Policy field: \\fB" << roff(o.field) << "\\fR.\n";
     }
     out << ".SH MERGE RULES\n";
-    for (std::string_view rule : merge_rules()) out << ".IP \\(bu 2\n" << roff(rule) << "\n";
+    for (std::string_view rule : merge_rules())
+        out << ".IP \\(bu 2\n" << roff(rule) << "\n";
     out << ".SH EXIT STATUS\n"
         << roff(kRunExit) << "\n.PP\n"
         << roff(kOtherExit)

@@ -80,40 +80,52 @@ constexpr std::array kSubcommands = {
     Subcommand{"man", "", "print the manual page (roff)"},
 };
 
-const RunOption *find_option(std::string_view name) {
+const RunOption *find_option(std::string_view name)
+{
     const auto found =
         std::find_if(kRunOptions.begin(), kRunOptions.end(), [&](const RunOption &o) { return o.name == name; });
     return found == kRunOptions.end() ? nullptr : &*found;
 }
 
 // Takes the launcher's options out; the policy flags go to `out.flags` in order.
-Failure record(const RunOption &option, std::string value, RunCommandLine &out) {
+Failure record(const RunOption &option, std::string value, RunCommandLine &out)
+{
     switch (option.flag) {
-        case RunFlag::Help: out.help = true; return std::nullopt;
-        case RunFlag::Strict: out.strict = true; return std::nullopt;
-        case RunFlag::Log:
-            if (!out.log.empty()) return "--log is given twice";
-            out.log = std::move(value);
-            return std::nullopt;
-        case RunFlag::Config:
-            if (!out.config.empty()) return "--config is given twice; merge the files into one";
-            out.config = std::move(value);
-            return std::nullopt;
-        default: out.flags.push_back({option.flag, std::move(value)}); return std::nullopt;
+    case RunFlag::Help: out.help = true; return std::nullopt;
+    case RunFlag::Strict: out.strict = true; return std::nullopt;
+    case RunFlag::Log:
+        if (!out.log.empty())
+            return "--log is given twice";
+        out.log = std::move(value);
+        return std::nullopt;
+    case RunFlag::Config:
+        if (!out.config.empty())
+            return "--config is given twice; merge the files into one";
+        out.config = std::move(value);
+        return std::nullopt;
+    default: out.flags.push_back({option.flag, std::move(value)}); return std::nullopt;
     }
 }
 
 }  // namespace
 
-std::span<const RunOption> run_options() { return kRunOptions; }
+std::span<const RunOption> run_options()
+{
+    return kRunOptions;
+}
 
-const RunOption &run_option(RunFlag flag) {
+const RunOption &run_option(RunFlag flag)
+{
     return *std::find_if(kRunOptions.begin(), kRunOptions.end(), [&](const RunOption &o) { return o.flag == flag; });
 }
 
-std::span<const Subcommand> subcommands() { return kSubcommands; }
+std::span<const Subcommand> subcommands()
+{
+    return kSubcommands;
+}
 
-Failure parse_run_command_line(std::span<const std::string> args, RunCommandLine &out) {
+Failure parse_run_command_line(std::span<const std::string> args, RunCommandLine &out)
+{
     size_t i = 0;
     for (; i < args.size() && args[i] != "--"; ++i) {
         const std::string &arg = args[i];
@@ -125,12 +137,14 @@ Failure parse_run_command_line(std::span<const std::string> args, RunCommandLine
         const std::string name = arg.substr(0, equals);
         const RunOption *option = arg.starts_with("--") ? find_option(name) : nullptr;
         if (option == nullptr) {
-            if (arg.starts_with("-")) return "unknown option '" + name + "'";
+            if (arg.starts_with("-"))
+                return "unknown option '" + name + "'";
             return "unexpected '" + arg + "' before --: the command goes after --";
         }
         std::string value;
         if (option->kind == ValueKind::None) {
-            if (equals != std::string::npos) return std::string(option->name) + " takes no value";
+            if (equals != std::string::npos)
+                return std::string(option->name) + " takes no value";
         } else if (equals != std::string::npos) {
             value = arg.substr(equals + 1);
         } else if (i + 1 < args.size() && args[i + 1] != "--") {
@@ -138,12 +152,16 @@ Failure parse_run_command_line(std::span<const std::string> args, RunCommandLine
         }
         if (option->kind != ValueKind::None && value.empty())
             return std::string(option->name) + " needs a " + std::string(option->metavar);
-        if (Failure failure = record(*option, std::move(value), out)) return failure;
+        if (Failure failure = record(*option, std::move(value), out))
+            return failure;
     }
-    if (out.help) return std::nullopt;
-    if (i == args.size()) return "missing -- CMD [ARGS...]: the command goes after --";
+    if (out.help)
+        return std::nullopt;
+    if (i == args.size())
+        return "missing -- CMD [ARGS...]: the command goes after --";
     out.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
-    if (out.command.empty()) return "missing the command after --";
+    if (out.command.empty())
+        return "missing the command after --";
     return std::nullopt;
 }
 

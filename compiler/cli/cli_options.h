@@ -54,7 +54,7 @@ enum class ValueKind {
 
 struct RunOption {
     RunFlag flag;
-    std::string_view name;     // "--write"
+    std::string_view name;  // "--write"
     ValueKind kind;
     std::string_view metavar;  // "PATH"; "" for a switch
     std::string_view field;    // "[filesystem] writable_roots"; "" for launcher options

@@ -36,27 +36,35 @@ constexpr std::array<std::string_view, 8> kMergeRules = {
     "A conflict is a refusal (exit 78) that names both places; say the setting in one place.",
 };
 
-std::string conflict(std::string_view flag, const std::string &file_setting, const SourcePos &pos) {
-    return std::string(flag) + " conflicts with " + file_setting + " at " + position_text(pos) + "; say it in one place";
+std::string conflict(std::string_view flag, const std::string &file_setting, const SourcePos &pos)
+{
+    return std::string(flag) + " conflicts with " + file_setting + " at " + position_text(pos) +
+        "; say it in one place";
 }
 
 // A decimal number without sign or spaces, nullopt otherwise (or when it overflows).
-std::optional<uint64_t> decimal(std::string_view text) {
+std::optional<uint64_t> decimal(std::string_view text)
+{
     uint64_t value = 0;
-    if (text.empty() || text.front() < '0' || text.front() > '9') return std::nullopt;
+    if (text.empty() || text.front() < '0' || text.front() > '9')
+        return std::nullopt;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    if (ec != std::errc() || end != text.data() + text.size())
+        return std::nullopt;
     return value;
 }
 
 template <class T>
-bool contains(const std::vector<Located<T>> &list, const T &value) {
+bool contains(const std::vector<Located<T>> &list, const T &value)
+{
     return std::any_of(list.begin(), list.end(), [&](const Located<T> &item) { return item.value == value; });
 }
 
 template <class T>
-void add_unique(std::vector<Located<T>> &list, const T &value, const SourcePos &pos) {
-    if (!contains(list, value)) list.push_back({value, pos});
+void add_unique(std::vector<Located<T>> &list, const T &value, const SourcePos &pos)
+{
+    if (!contains(list, value))
+        list.push_back({value, pos});
 }
 
 class Merger {
@@ -88,48 +96,55 @@ private:
     std::vector<std::string> errors_;
 };
 
-void Merger::apply(const FlagUse &use) {
+void Merger::apply(const FlagUse &use)
+{
     switch (use.flag) {
-        case RunFlag::Write: path_flag(use, p_.fs.writable_roots); return;
-        case RunFlag::ReadDeny: read_deny(use); return;
-        case RunFlag::ReadAllow: path_flag(use, p_.fs.read_allows); return;
-        case RunFlag::WriteDeny: path_flag(use, p_.fs.write_denies); return;
-        case RunFlag::Port: port(use); return;
-        case RunFlag::AllowDomain: domain(use); return;
-        case RunFlag::IsolatePids: set_true(use, p_.process.isolate_pids, "isolate_pids"); return;
-        case RunFlag::IsolateProc: set_true(use, p_.process.isolate_proc, "isolate_proc"); return;
-        case RunFlag::SeccompStrict: set_true(use, p_.process.harden_syscalls, "harden_syscalls"); return;
-        case RunFlag::Materialize: set_true(use, p_.fs.materialize, "materialize"); return;
-        case RunFlag::MaxProcs: max_procs(use); return;
-        case RunFlag::InheritEnv: set_true(use, p_.env.inherit, "inherit"); return;
-        case RunFlag::Env: env(use); return;
-        case RunFlag::PrivateTmp: set_true(use, p_.fs.private_tmp, "private_tmp"); return;
-        case RunFlag::PrivateDir: path_flag(use, p_.fs.private_dirs); return;
-        case RunFlag::DenyUnix: set_true(use, p_.network.deny_unix, "deny_unix"); return;
-        case RunFlag::Strict:
-        case RunFlag::Log:
-        case RunFlag::Config:
-        case RunFlag::Help:
-            // The launcher's own options: parse_run_command_line keeps them out of the flags.
-            return;
+    case RunFlag::Write: path_flag(use, p_.fs.writable_roots); return;
+    case RunFlag::ReadDeny: read_deny(use); return;
+    case RunFlag::ReadAllow: path_flag(use, p_.fs.read_allows); return;
+    case RunFlag::WriteDeny: path_flag(use, p_.fs.write_denies); return;
+    case RunFlag::Port: port(use); return;
+    case RunFlag::AllowDomain: domain(use); return;
+    case RunFlag::IsolatePids: set_true(use, p_.process.isolate_pids, "isolate_pids"); return;
+    case RunFlag::IsolateProc: set_true(use, p_.process.isolate_proc, "isolate_proc"); return;
+    case RunFlag::SeccompStrict: set_true(use, p_.process.harden_syscalls, "harden_syscalls"); return;
+    case RunFlag::Materialize: set_true(use, p_.fs.materialize, "materialize"); return;
+    case RunFlag::MaxProcs: max_procs(use); return;
+    case RunFlag::InheritEnv: set_true(use, p_.env.inherit, "inherit"); return;
+    case RunFlag::Env: env(use); return;
+    case RunFlag::PrivateTmp: set_true(use, p_.fs.private_tmp, "private_tmp"); return;
+    case RunFlag::PrivateDir: path_flag(use, p_.fs.private_dirs); return;
+    case RunFlag::DenyUnix: set_true(use, p_.network.deny_unix, "deny_unix"); return;
+    case RunFlag::Strict:
+    case RunFlag::Log:
+    case RunFlag::Config:
+    case RunFlag::Help:
+        // The launcher's own options: parse_run_command_line keeps them out of the flags.
+        return;
     }
 }
 
-std::optional<std::string> Merger::resolve(const FlagUse &use) {
+std::optional<std::string> Merger::resolve(const FlagUse &use)
+{
     PathError err;
     std::optional<std::string> path = resolve_policy_path(use.value, name(use), ctx_.cwd, ctx_.home, err);
-    if (!path) errors_.push_back(err.message);
+    if (!path)
+        errors_.push_back(err.message);
     return path;
 }
 
-void Merger::path_flag(const FlagUse &use, std::vector<LocatedPath> &list) {
+void Merger::path_flag(const FlagUse &use, std::vector<LocatedPath> &list)
+{
     const std::optional<std::string> path = resolve(use);
-    if (path && !in_credentials_dir(use, *path)) add_unique(list, *path, pos(use));
+    if (path && !in_credentials_dir(use, *path))
+        add_unique(list, *path, pos(use));
 }
 
 // The credential broker's directory is the compiler's own (frontend_broker.h).
-bool Merger::in_credentials_dir(const FlagUse &use, const std::string &path) {
-    if (!p_.broker || !path_is_within(path, TP_CREDENTIALS_DIR)) return false;
+bool Merger::in_credentials_dir(const FlagUse &use, const std::string &path)
+{
+    if (!p_.broker || !path_is_within(path, TP_CREDENTIALS_DIR))
+        return false;
     errors_.push_back(std::string(name(use)) + " " + printable(path) +
                       " lies in the credential broker's directory " TP_CREDENTIALS_DIR " ([broker] at " +
                       position_text(p_.broker->pos) + "), which the sandbox makes for its token alone");
@@ -137,9 +152,11 @@ bool Merger::in_credentials_dir(const FlagUse &use, const std::string &path) {
 }
 
 // The flags' idiom: "--read-deny /" is read_scope = "granted", not a deny of everything.
-void Merger::read_deny(const FlagUse &use) {
+void Merger::read_deny(const FlagUse &use)
+{
     const std::optional<std::string> path = resolve(use);
-    if (!path || in_credentials_dir(use, *path)) return;
+    if (!path || in_credentials_dir(use, *path))
+        return;
     if (*path != "/") {
         add_unique(p_.fs.read_denies, *path, pos(use));
         return;
@@ -149,10 +166,12 @@ void Merger::read_deny(const FlagUse &use) {
         errors_.push_back(conflict("--read-deny /", "read_scope = \"all\"", scope.pos));
         return;
     }
-    if (scope.value == ReadScope::All) scope = {ReadScope::Granted, pos(use)};
+    if (scope.value == ReadScope::All)
+        scope = {ReadScope::Granted, pos(use)};
 }
 
-void Merger::port(const FlagUse &use) {
+void Merger::port(const FlagUse &use)
+{
     const std::optional<uint64_t> number = decimal(use.value);
     if (!number || *number < 1 || *number > 65535) {
         errors_.push_back("--port: '" + printable(use.value) + "' is not a port number (1 to 65535)");
@@ -178,8 +197,9 @@ void Merger::port(const FlagUse &use) {
     }
     if (p_.broker && p_.broker->port.value == value) {
         errors_.push_back(flag + " is the credential broker's own port inside the sandbox (" +
-                          (p_.broker->port.pos.line == 0 ? "the default [broker] port at " + position_text(p_.broker->pos)
-                                                         : "[broker] port at " + position_text(p_.broker->port.pos)) +
+                          (p_.broker->port.pos.line == 0
+                               ? "the default [broker] port at " + position_text(p_.broker->pos)
+                               : "[broker] port at " + position_text(p_.broker->port.pos)) +
                           "); choose another port in the --config file");
         return;
     }
@@ -192,7 +212,8 @@ void Merger::port(const FlagUse &use) {
     add_unique(p_.network.local_ports, value, pos(use));
 }
 
-void Merger::domain(const FlagUse &use) {
+void Merger::domain(const FlagUse &use)
+{
     DomainError err;
     const std::optional<std::string> pattern = check_domain_pattern(use.value, PublicSuffixList::system(), err);
     if (!pattern) {
@@ -202,7 +223,8 @@ void Merger::domain(const FlagUse &use) {
     add_unique(p_.network.allow_domains, *pattern, pos(use));
 }
 
-void Merger::max_procs(const FlagUse &use) {
+void Merger::max_procs(const FlagUse &use)
+{
     const std::optional<uint64_t> number = decimal(use.value);
     if (!number || *number < 1 || *number > TP_MAX_PROCESSES) {
         errors_.push_back("--max-procs: '" + printable(use.value) +
@@ -214,42 +236,48 @@ void Merger::max_procs(const FlagUse &use) {
     std::optional<Located<uint64_t>> &limit = p_.process.max_processes;
     if (limit && limit->value != *number) {
         errors_.push_back(limit->pos.line == 0
-                              ? flag + " conflicts with --max-procs " + std::to_string(limit->value) +
-                                    "; say it once"
+                              ? flag + " conflicts with --max-procs " + std::to_string(limit->value) + "; say it once"
                               : conflict(flag, "max_processes = " + std::to_string(limit->value), limit->pos));
         return;
     }
-    if (!limit) limit = Located<uint64_t>{*number, pos(use)};
+    if (!limit)
+        limit = Located<uint64_t>{*number, pos(use)};
 }
 
 // `--env NAME` passes NAME through, `--env NAME=VALUE` sets it. A message names the variable
 // but never repeats the value ("--env NAME=..."): it may be a secret, and stderr is logged.
-void Merger::env(const FlagUse &use) {
+void Merger::env(const FlagUse &use)
+{
     const size_t equals = use.value.find('=');
     const std::string name = use.value.substr(0, equals);
     const std::string flag = "--env " + name + (equals == std::string::npos ? "" : "=...");
-    if (!env_name_allowed(name, flag)) return;
+    if (!env_name_allowed(name, flag))
+        return;
     if (equals == std::string::npos) {
         add_unique(p_.env.passthrough, name, pos(use));
         return;
     }
     const std::string value = use.value.substr(equals + 1);
-    if (env_value_allowed(value, flag)) env_set(name, value, flag, pos(use));
+    if (env_value_allowed(value, flag))
+        env_set(name, value, flag, pos(use));
 }
 
 // The name checks of both forms: a valid name, and none the policy's [broker] owns.
-bool Merger::env_name_allowed(const std::string &name, const std::string &flag) {
+bool Merger::env_name_allowed(const std::string &name, const std::string &flag)
+{
     if (!is_env_name(name)) {
         errors_.push_back("--env: '" + printable(name) +
                           "' is not a valid environment variable name (letters, digits and '_', not starting "
                           "with a digit)");
         return false;
     }
-    if (!p_.broker) return true;
+    if (!p_.broker)
+        return true;
     const BrokerPolicy &b = *p_.broker;
     const Located<std::string> *secret = b.token_env && b.token_env->value == name ? &*b.token_env : nullptr;
     for (const BrokerCapability &cap : b.capabilities)
-        if (secret == nullptr && cap.value_env.value == name) secret = &cap.value_env;
+        if (secret == nullptr && cap.value_env.value == name)
+            secret = &cap.value_env;
     if (secret != nullptr) {
         errors_.push_back(flag + " would hand the agent a secret of the credential broker (" +
                           position_text(secret->pos) + "); the broker reads it from this environment itself");
@@ -264,22 +292,26 @@ bool Merger::env_name_allowed(const std::string &name, const std::string &flag) 
 }
 
 // A value a command line may carry: no NUL (the plan's strings end there).
-bool Merger::env_value_allowed(const std::string &value, const std::string &flag) {
-    if (value.find('\0') == std::string::npos) return true;
+bool Merger::env_value_allowed(const std::string &value, const std::string &flag)
+{
+    if (value.find('\0') == std::string::npos)
+        return true;
     errors_.push_back(flag + ": the value contains a NUL character");
     return false;
 }
 
 // The same NAME twice is a conflict unless the values agree (then the first stays).
-void Merger::env_set(const std::string &name, const std::string &value, const std::string &flag,
-                     const SourcePos &at) {
+void Merger::env_set(const std::string &name, const std::string &value, const std::string &flag, const SourcePos &at)
+{
     auto &set = p_.env.set;
-    const auto same = std::find_if(set.begin(), set.end(), [&](const auto &entry) { return entry.first.value == name; });
+    const auto same =
+        std::find_if(set.begin(), set.end(), [&](const auto &entry) { return entry.first.value == name; });
     if (same == set.end()) {
         set.push_back({{name, at}, {value, at}});
         return;
     }
-    if (same->second.value == value) return;
+    if (same->second.value == value)
+        return;
     errors_.push_back(same->second.pos.line == 0
                           ? flag + " conflicts with an earlier " + flag + " of another value; say it once"
                           : conflict(flag, "another value of " + name + " in [env] set", same->second.pos));
@@ -287,9 +319,11 @@ void Merger::env_set(const std::string &name, const std::string &value, const st
 
 // A switch sets true; the file saying false for the same key is a conflict. A key the file
 // does not set (line 0) takes the flag's position.
-void Merger::set_true(const FlagUse &use, Located<bool> &field, std::string_view key) {
+void Merger::set_true(const FlagUse &use, Located<bool> &field, std::string_view key)
+{
     if (field.pos.line != 0) {
-        if (!field.value) errors_.push_back(conflict(name(use), std::string(key) + " = false", field.pos));
+        if (!field.value)
+            errors_.push_back(conflict(name(use), std::string(key) + " = false", field.pos));
         return;
     }
     field = {true, pos(use)};
@@ -297,17 +331,24 @@ void Merger::set_true(const FlagUse &use, Located<bool> &field, std::string_view
 
 }  // namespace
 
-std::span<const std::string_view> merge_rules() { return kMergeRules; }
+std::span<const std::string_view> merge_rules()
+{
+    return kMergeRules;
+}
 
-Policy default_flags_policy() {
+Policy default_flags_policy()
+{
     Policy policy;
-    for (const std::string &name : kDefaultPassthrough) policy.env.passthrough.push_back({name, {}});
+    for (const std::string &name : kDefaultPassthrough)
+        policy.env.passthrough.push_back({name, {}});
     return policy;
 }
 
-std::vector<std::string> apply_flags(Policy &policy, const std::vector<FlagUse> &flags, const FlagContext &context) {
+std::vector<std::string> apply_flags(Policy &policy, const std::vector<FlagUse> &flags, const FlagContext &context)
+{
     Merger merger(policy, context);
-    for (const FlagUse &use : flags) merger.apply(use);
+    for (const FlagUse &use : flags)
+        merger.apply(use);
     return merger.take_errors();
 }
 

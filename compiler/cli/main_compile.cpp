@@ -6,7 +6,8 @@
 #include "compile_command.h"
 #include "diagnostics.h"
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
     const int code = tartaros::compile_command(args, "tartaros-compile");
     std::cout.flush();

@@ -10,9 +10,9 @@
 #include <string_view>
 
 #include "explain_broker.h"
-#include "explain_seccomp.h"
 #include "explain_limits.h"
 #include "explain_net.h"
+#include "explain_seccomp.h"
 #include "json_text.h"
 #include "paths.h"
 #include "plan_origin.h"
@@ -28,9 +28,9 @@ struct NamedBit {
 };
 
 constexpr NamedBit kFeatures[] = {
-    {TP_FEAT_USERNS, "userns"},     {TP_FEAT_MOUNTNS, "mountns"},   {TP_FEAT_PIDNS, "pidns"},
-    {TP_FEAT_NETNS, "netns"},       {TP_FEAT_IPCNS, "ipcns"},       {TP_FEAT_UTSNS, "utsns"},
-    {TP_FEAT_CGROUPNS, "cgroupns"}, {TP_FEAT_LANDLOCK, "landlock"}, {TP_FEAT_SECCOMP, "seccomp"},
+    {TP_FEAT_USERNS, "userns"},     {TP_FEAT_MOUNTNS, "mountns"},     {TP_FEAT_PIDNS, "pidns"},
+    {TP_FEAT_NETNS, "netns"},       {TP_FEAT_IPCNS, "ipcns"},         {TP_FEAT_UTSNS, "utsns"},
+    {TP_FEAT_CGROUPNS, "cgroupns"}, {TP_FEAT_LANDLOCK, "landlock"},   {TP_FEAT_SECCOMP, "seccomp"},
     {TP_FEAT_OPENAT2, "openat2"},   {TP_FEAT_MOUNT_API, "mount_api"},
 };
 
@@ -41,14 +41,12 @@ constexpr NamedBit kNamespaces[] = {
 
 // Reading rights first, then writing, then the rarer ones: the order people think in.
 constexpr NamedBit kFsRights[] = {
-    {TP_LL_FS_READ_FILE, "read_file"},     {TP_LL_FS_READ_DIR, "read_dir"},
-    {TP_LL_FS_EXECUTE, "execute"},         {TP_LL_FS_WRITE_FILE, "write_file"},
-    {TP_LL_FS_TRUNCATE, "truncate"},       {TP_LL_FS_REMOVE_FILE, "remove_file"},
-    {TP_LL_FS_REMOVE_DIR, "remove_dir"},   {TP_LL_FS_MAKE_REG, "make_reg"},
-    {TP_LL_FS_MAKE_DIR, "make_dir"},       {TP_LL_FS_MAKE_SYM, "make_sym"},
-    {TP_LL_FS_MAKE_SOCK, "make_sock"},     {TP_LL_FS_MAKE_FIFO, "make_fifo"},
-    {TP_LL_FS_MAKE_CHAR, "make_char"},     {TP_LL_FS_MAKE_BLOCK, "make_block"},
-    {TP_LL_FS_REFER, "refer"},             {TP_LL_FS_IOCTL_DEV, "ioctl_dev"},
+    {TP_LL_FS_READ_FILE, "read_file"},   {TP_LL_FS_READ_DIR, "read_dir"},     {TP_LL_FS_EXECUTE, "execute"},
+    {TP_LL_FS_WRITE_FILE, "write_file"}, {TP_LL_FS_TRUNCATE, "truncate"},     {TP_LL_FS_REMOVE_FILE, "remove_file"},
+    {TP_LL_FS_REMOVE_DIR, "remove_dir"}, {TP_LL_FS_MAKE_REG, "make_reg"},     {TP_LL_FS_MAKE_DIR, "make_dir"},
+    {TP_LL_FS_MAKE_SYM, "make_sym"},     {TP_LL_FS_MAKE_SOCK, "make_sock"},   {TP_LL_FS_MAKE_FIFO, "make_fifo"},
+    {TP_LL_FS_MAKE_CHAR, "make_char"},   {TP_LL_FS_MAKE_BLOCK, "make_block"}, {TP_LL_FS_REFER, "refer"},
+    {TP_LL_FS_IOCTL_DEV, "ioctl_dev"},
 };
 
 constexpr NamedBit kNetRights[] = {{1u << 0, "bind_tcp"}, {1u << 1, "connect_tcp"}};
@@ -72,9 +70,8 @@ constexpr uint64_t kWriteRights = TP_LL_FS_ALL_ABI7 & ~(TP_LL_FS_READ_FILE | TP_
 
 const char *mount_op_name(uint32_t op)
 {
-    static constexpr const char *kNames[] = {"?",       "root_readonly", "root_empty", "bind",
-                                             "pin",     "write_deny",    "mask",       "symlink",
-                                             "dev",     "proc",          "tmpfs"};
+    static constexpr const char *kNames[] = {"?",    "root_readonly", "root_empty", "bind", "pin",  "write_deny",
+                                             "mask", "symlink",       "dev",        "proc", "tmpfs"};
     return op < sizeof kNames / sizeof kNames[0] ? kNames[op] : "?";
 }
 
@@ -127,7 +124,8 @@ bool path_is_within(std::string_view path, std::string_view ancestor)
 {
     if (ancestor == "/")
         return true;
-    return path.substr(0, ancestor.size()) == ancestor && (path.size() == ancestor.size() || path[ancestor.size()] == '/');
+    return path.substr(0, ancestor.size()) == ancestor &&
+        (path.size() == ancestor.size() || path[ancestor.size()] == '/');
 }
 
 // Everything explain says about a plan, read once through the reader.
@@ -187,7 +185,7 @@ std::string Explainer::process_note() const
                        "file, pipe or socket relayed through a pipe (cannot seek; 2>&1 kept as one pipe), the caller's "
                        "terminal relayed through a pseudo-terminal of the sandbox's own devpts (job control; Ctrl-Z "
                        "stops the run); ") +
-           kHardening;
+        kHardening;
 }
 
 // A mask or the private tmpfs at exactly `path`.
@@ -225,8 +223,8 @@ void Explainer::add_implied_notes(const tp_mount &m, std::vector<std::string> &n
     if (m.flags & TP_MNTF_PLACEHOLDER) {
         const std::string content(str(m.source));
         const std::string what = (m.flags & TP_MNTF_MATERIALIZE_DIR) ? "an empty directory"
-                                 : content.empty() ? "an empty file"
-                                                   : "a file holding \"" + printable(content) + "\"";
+            : content.empty()                                        ? "an empty file"
+                                                                     : "a file holding \"" + printable(content) + "\"";
         notes.emplace_back("if absent at start: made for the run as " + what +
                            ", which git reads as absent; removed afterwards if still exactly that (left behind if the "
                            "supervisor is SIGKILLed); with its directory absent, that is masked instead");
@@ -250,12 +248,8 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
                                "its unix sockets refused by connect mediation; private_tmp = true or read_denies = "
                                "[\"/tmp\"] hides it");
         break;
-    case TP_MNT_ROOT_EMPTY:
-        notes.emplace_back("only what later steps bind back is visible");
-        break;
-    case TP_MNT_BIND:
-        notes.emplace_back("source cloned before the first step changes anything");
-        break;
+    case TP_MNT_ROOT_EMPTY: notes.emplace_back("only what later steps bind back is visible"); break;
+    case TP_MNT_BIND: notes.emplace_back("source cloned before the first step changes anything"); break;
     case TP_MNT_PIN:
         notes.emplace_back("cannot be renamed or removed (EBUSY), so the protected tree cannot be swapped out");
         break;
@@ -273,15 +267,11 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
                                "ssh-agent, tmux, X11); name a path beneath it in the policy to show that part "
                                "(its host sockets still refuse connections: connect mediation)");
         break;
-    case TP_MNT_SYMLINK:
-        notes.emplace_back("link target read by the compiler");
-        break;
+    case TP_MNT_SYMLINK: notes.emplace_back("link target read by the compiler"); break;
     case TP_MNT_DEV:
         notes.emplace_back("null, zero, full, random, urandom, tty, pts and a private shm; no block devices");
         break;
-    case TP_MNT_PROC:
-        notes.emplace_back("shows only the new PID namespace");
-        break;
+    case TP_MNT_PROC: notes.emplace_back("shows only the new PID namespace"); break;
     case TP_MNT_TMPFS:
         if (m.flags & TP_MNTF_CREDENTIALS)
             notes.emplace_back("the broker's credentials directory: only its token is written here, as " +
@@ -296,8 +286,7 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
                                "here; what the sandbox writes here (its unix sockets too) never reaches the host "
                                "and is discarded after the run");
         break;
-    default:
-        break;
+    default: break;
     }
     add_implied_notes(m, notes);
     if ((m.flags & (TP_MNTF_MATERIALIZE_DIR | TP_MNTF_MATERIALIZE_FILE)) && !(m.flags & TP_MNTF_PLACEHOLDER))
@@ -319,7 +308,8 @@ std::vector<std::string> Explainer::mount_notes(const tp_mount &m) const
         notes.emplace_back("a source beneath a directory of another user that the caller may not search is a "
                            "refusal: compile as the user who runs the plan, with that user's HOME");
     if (m.flags & TP_MNTF_OPTIONAL)
-        notes.emplace_back(m.op == TP_MNT_BIND ? "skipped when the source is absent" : "skipped when the target is absent");
+        notes.emplace_back(m.op == TP_MNT_BIND ? "skipped when the source is absent"
+                                               : "skipped when the target is absent");
     return notes;
 }
 
@@ -412,8 +402,9 @@ void Explainer::text_namespaces(std::ostream &out, int step) const
         return;
     }
     std::string_view hostname = str(p_.ns->hostname);
-    out << join(bit_names(p_.ns->flags, kNamespaces), ", ") << "; required: "
-        << join(bit_names(p_.ns->required, kNamespaces), ", ") << "  " << origin_text(p_.ns->origin) << '\n';
+    out << join(bit_names(p_.ns->flags, kNamespaces), ", ")
+        << "; required: " << join(bit_names(p_.ns->required, kNamespaces), ", ") << "  " << origin_text(p_.ns->origin)
+        << '\n';
     if (p_.ns->flags & TP_NS_UTS)
         out << "   hostname: " << (hostname.empty() ? std::string("tartaros") : printable(hostname)) << '\n';
     print_notes(out, {namespaces_note()}, "   ");
@@ -491,18 +482,22 @@ void Explainer::text(std::ostream &out) const
     out << "\nsteps in execution order:\n";
     int step = 1;
     text_namespaces(out, step++);
-    explain_network_text(p_, step++, [this](tp_origin o) { return origin_text(o); }, out);
+    explain_network_text(
+        p_, step++, [this](tp_origin o) { return origin_text(o); }, out);
     if (p_.broker)
-        explain_broker_text(p_, step++, [this](tp_origin o) { return origin_text(o); }, out);
+        explain_broker_text(
+            p_, step++, [this](tp_origin o) { return origin_text(o); }, out);
     text_mounts(out, step++);
     text_env(out, step++);
     out << step++ << ". process: " << process_note() << " (always)\n";
     text_landlock(out, step++);
     if (p_.seccomp)
-        explain_seccomp_text(p_, step++, [this](tp_origin o) { return origin_text(o); }, out);
+        explain_seccomp_text(
+            p_, step++, [this](tp_origin o) { return origin_text(o); }, out);
     out << step << ". exec" << (p_.exec ? "  " + origin_text(p_.exec->origin) : std::string()) << '\n';
     print_notes(out, {exec_note()}, "   ");
-    explain_limits_text(p_, host_, step + 1, [this](tp_origin o) { return origin_text(o); }, out);
+    explain_limits_text(
+        p_, host_, step + 1, [this](tp_origin o) { return origin_text(o); }, out);
 }
 
 // ---- JSON -------------------------------------------------------------------------------
@@ -560,8 +555,8 @@ void Explainer::json_landlock(std::ostream &out) const
     out << ",\"ruleset\":{\"abi\":" << rs.abi << ",\"required\":" << (required ? "true" : "false")
         << ",\"handled_access_fs\":" << quote_list(bit_names(rs.handled_access_fs, kFsRights))
         << ",\"handled_access_net\":" << quote_list(bit_names(rs.handled_access_net, kNetRights))
-        << ",\"scoped\":" << quote_list(bit_names(rs.scoped, kScopes)) << "},\"notes\":" << quote_list({landlock_note()})
-        << ",\"rules\":[";
+        << ",\"scoped\":" << quote_list(bit_names(rs.scoped, kScopes))
+        << "},\"notes\":" << quote_list({landlock_note()}) << ",\"rules\":[";
     for (uint32_t i = 0; i < p_.landlock_path_count; i++) {
         const tp_landlock_path &r = p_.landlock_paths[i];
         out << (i ? "," : "") << "{\"kind\":" << (r.kind == TP_LL_EXPAND ? "\"expand\"" : "\"path\"")
@@ -583,9 +578,9 @@ void Explainer::json(std::ostream &out) const
         << "\",\"arch\":\"x86_64\",\"required_features\":" << quote_list(bit_names(h.required_features, kFeatures))
         << ",\"min_landlock_abi\":" << h.min_landlock_abi << ",\"meta\":";
     if (p_.meta)
-        out << "{\"policy_path\":" << quote(str(p_.meta->policy_path)) << ",\"compiler\":" << quote(str(p_.meta->compiler))
-            << ",\"policy_version\":" << p_.meta->policy_version << ",\"includes\":" << quote_list(included_files())
-            << '}';
+        out << "{\"policy_path\":" << quote(str(p_.meta->policy_path))
+            << ",\"compiler\":" << quote(str(p_.meta->compiler)) << ",\"policy_version\":" << p_.meta->policy_version
+            << ",\"includes\":" << quote_list(included_files()) << '}';
     else
         out << "null";
 
@@ -601,10 +596,12 @@ void Explainer::json(std::ostream &out) const
         out << ",\"create\":[]";
     }
     out << "},";
-    explain_network_json(p_, [this](std::ostream &o, tp_origin at) { json_origin(o, at); }, out);
+    explain_network_json(
+        p_, [this](std::ostream &o, tp_origin at) { json_origin(o, at); }, out);
     out << ',';
     if (p_.broker) {
-        explain_broker_json(p_, [this](std::ostream &o, tp_origin at) { json_origin(o, at); }, out);
+        explain_broker_json(
+            p_, [this](std::ostream &o, tp_origin at) { json_origin(o, at); }, out);
         out << ',';
     }
     json_mounts(out);
@@ -614,7 +611,8 @@ void Explainer::json(std::ostream &out) const
     json_landlock(out);
     if (p_.seccomp) {
         out << ',';
-        explain_seccomp_json(p_, [this](std::ostream &o, tp_origin at) { json_origin(o, at); }, out);
+        explain_seccomp_json(
+            p_, [this](std::ostream &o, tp_origin at) { json_origin(o, at); }, out);
     }
     out << ",{\"step\":\"exec\",\"origin\":";
     if (p_.exec)
@@ -622,7 +620,8 @@ void Explainer::json(std::ostream &out) const
     else
         out << "null";
     out << ",\"notes\":" << quote_list({exec_note()}) << "},";
-    explain_limits_json(p_, host_, [this](std::ostream &o, tp_origin at) { json_origin(o, at); }, out);
+    explain_limits_json(
+        p_, host_, [this](std::ostream &o, tp_origin at) { json_origin(o, at); }, out);
     out << "]}\n";
 }
 
@@ -640,8 +639,8 @@ bool explain_plan(const std::vector<uint8_t> &plan, bool json, const cgroup_prob
                   std::string &err)
 {
     if (plan.size() > TP_MAX_PLAN_SIZE) {
-        err = "plan size " + std::to_string(plan.size()) + " exceeds the limit of " +
-              std::to_string(TP_MAX_PLAN_SIZE) + " bytes";
+        err = "plan size " + std::to_string(plan.size()) + " exceeds the limit of " + std::to_string(TP_MAX_PLAN_SIZE) +
+            " bytes";
         return false;
     }
     // The reader wants an 8-aligned buffer; a vector's storage does not promise one.

@@ -11,7 +11,10 @@
 namespace tartaros {
 namespace {
 
-std::string str(const tp_plan &p, tp_str s) { return std::string(tp_plan_str(&p, s), s.len); }
+std::string str(const tp_plan &p, tp_str s)
+{
+    return std::string(tp_plan_str(&p, s), s.len);
+}
 
 // "GET POST" → {"GET", "POST"}; "" → {}.
 std::vector<std::string> words(std::string_view list)
@@ -42,9 +45,15 @@ std::string upstream(const tp_plan &p, const tp_broker_cap &c)
     return "https://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(c.port);
 }
 
-std::string listen(const tp_plan &p) { return "127.0.0.1:" + std::to_string(p.broker->port); }
+std::string listen(const tp_plan &p)
+{
+    return "127.0.0.1:" + std::to_string(p.broker->port);
+}
 
-std::string token_file() { return std::string(TP_CREDENTIALS_DIR) + "/" + TP_BROKER_TOKEN_FILE; }
+std::string token_file()
+{
+    return std::string(TP_CREDENTIALS_DIR) + "/" + TP_BROKER_TOKEN_FILE;
+}
 
 std::vector<std::string> allowed_hosts(const tp_plan &p)
 {
@@ -126,10 +135,11 @@ void explain_broker_json(const tp_plan &p, const OriginJson &origin, std::ostrea
     const tp_broker &b = *p.broker;
     const std::string token_env = str(p, b.token_env);
     const std::string ca = str(p, b.ca_file);
-    out << "{\"step\":\"broker\",\"listen\":" << quote(listen(p)) << ",\"required\":"
-        << ((p.broker_section_flags & TP_SECF_REQUIRED) ? "true" : "false")
+    out << "{\"step\":\"broker\",\"listen\":" << quote(listen(p))
+        << ",\"required\":" << ((p.broker_section_flags & TP_SECF_REQUIRED) ? "true" : "false")
         << ",\"environment\":{\"TARTAROS_BROKER_URL\":" << quote("http://" + listen(p))
-        << ",\"CREDENTIALS_DIRECTORY\":" << quote(TP_CREDENTIALS_DIR) << "},\"auth_header\":" << quote(str(p, b.auth_header))
+        << ",\"CREDENTIALS_DIRECTORY\":" << quote(TP_CREDENTIALS_DIR)
+        << "},\"auth_header\":" << quote(str(p, b.auth_header))
         << ",\"token\":{\"source\":" << (token_env.empty() ? "\"random\"" : "\"env\"")
         << ",\"env\":" << (token_env.empty() ? "null" : quote(token_env)) << ",\"file\":" << quote(token_file())
         << "},\"allowed_hosts\":" << quote_list(allowed_hosts(p))
@@ -138,8 +148,9 @@ void explain_broker_json(const tp_plan &p, const OriginJson &origin, std::ostrea
     for (uint32_t i = 0; i < p.broker_cap_count; i++) {
         const tp_broker_cap &c = p.broker_caps[i];
         out << (i ? "," : "") << "{\"name\":" << quote(str(p, c.name)) << ",\"upstream\":" << quote(upstream(p, c))
-            << ",\"host\":" << quote(str(p, c.host)) << ",\"port\":" << c.port << ",\"header\":" << quote(str(p, c.header))
-            << ",\"value_format\":" << quote(str(p, c.value_format)) << ",\"value_env\":" << quote(str(p, c.value_env))
+            << ",\"host\":" << quote(str(p, c.host)) << ",\"port\":" << c.port
+            << ",\"header\":" << quote(str(p, c.header)) << ",\"value_format\":" << quote(str(p, c.value_format))
+            << ",\"value_env\":" << quote(str(p, c.value_env))
             << ",\"methods\":" << quote_list(words(str(p, c.methods)))
             << ",\"path_prefixes\":" << quote_list(words(str(p, c.path_prefixes))) << ",\"origin\":";
         origin(out, c.origin);

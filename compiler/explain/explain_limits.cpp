@@ -30,10 +30,10 @@ const char *enforced_name(Enforced e)
 }
 
 struct Line {
-    std::string limit;         // "max_processes", "timeout"
-    uint64_t value = 0;        // as the plan holds it (bytes, tasks, quota us, ms)
-    std::string text;          // "4G", "0.5 CPU", "30m"
-    std::string mechanism;     // "cgroup v1 pids", "RLIMIT_NPROC", "not enforced", "the supervisor's timer"
+    std::string limit;      // "max_processes", "timeout"
+    uint64_t value = 0;     // as the plan holds it (bytes, tasks, quota us, ms)
+    std::string text;       // "4G", "0.5 CPU", "30m"
+    std::string mechanism;  // "cgroup v1 pids", "RLIMIT_NPROC", "not enforced", "the supervisor's timer"
     Enforced enforced = Enforced::None;
     tp_origin origin{};
     std::vector<std::string> notes;  // the first says how, in full
@@ -50,18 +50,24 @@ std::string no_cgroup(const cgroup_probe &host, cgroup_controller c, bool requir
 
 Line processes_line(const tp_limits &l, const cgroup_probe &host, bool required)
 {
-    Line line{"max_processes", l.max_processes, std::to_string(l.max_processes), "", Enforced::Cgroup,
-              l.max_processes_origin, {}};
+    Line line{"max_processes",
+              l.max_processes,
+              std::to_string(l.max_processes),
+              "",
+              Enforced::Cgroup,
+              l.max_processes_origin,
+              {}};
     if (host.version[CG_PIDS] != 0) {
         line.mechanism = cgroup_mechanism(&host, CG_PIDS);
-        line.notes.push_back(line.mechanism + " (pids.max = " + line.text +
-                             " + the enforcer's helpers: init, and the connect mediator and the socket factory when they "
-                             "run)");
+        line.notes.push_back(
+            line.mechanism + " (pids.max = " + line.text +
+            " + the enforcer's helpers: init, and the connect mediator and the socket factory when they "
+            "run)");
     } else {
         line.mechanism = "RLIMIT_NPROC";
         line.enforced = Enforced::Rlimit;
-        line.notes.push_back(std::string("no cgroup here (") + host.why_not[CG_PIDS] + "): RLIMIT_NPROC = " +
-                             line.text +
+        line.notes.push_back(std::string("no cgroup here (") + host.why_not[CG_PIDS] +
+                             "): RLIMIT_NPROC = " + line.text +
                              " + the helpers, set by the command before it executes; the kernel counts it per user "
                              "namespace and uid, so in the sandbox's own user namespace it counts exactly the "
                              "sandbox's tasks, none of the caller's others, and the command cannot raise it");
@@ -78,35 +84,38 @@ Line processes_line(const tp_limits &l, const cgroup_probe &host, bool required)
 Line memory_line(const tp_limits &l, const cgroup_probe &host, bool required)
 {
     const std::string bytes = std::to_string(l.memory_max);
-    Line line{"memory_max", l.memory_max, units::format_size(l.memory_max), "", Enforced::Cgroup,
-              l.memory_max_origin, {}};
+    Line line{
+        "memory_max", l.memory_max, units::format_size(l.memory_max), "", Enforced::Cgroup, l.memory_max_origin, {}};
     if (host.version[CG_MEMORY] != 0) {
         line.mechanism = cgroup_mechanism(&host, CG_MEMORY);
         line.notes.push_back(line.mechanism +
-                             (host.version[CG_MEMORY] == 2 ? " (memory.max = " + bytes + ", memory.swap.max = 0)"
-                                                           : " (memory.limit_in_bytes = " + bytes + "; swap is not extra)"));
+                             (host.version[CG_MEMORY] == 2
+                                  ? " (memory.max = " + bytes + ", memory.swap.max = 0)"
+                                  : " (memory.limit_in_bytes = " + bytes + "; swap is not extra)"));
     } else {
         line.mechanism = "not enforced";
         line.enforced = Enforced::None;
         line.notes.push_back(no_cgroup(host, CG_MEMORY, required, ""));
         return line;
     }
-    line.notes.emplace_back("the OOM killer ends a process of the sandbox at memory_max; when it is the command the run "
-                            "exits 137; either way a tartaros: line says so");
+    line.notes.emplace_back(
+        "the OOM killer ends a process of the sandbox at memory_max; when it is the command the run "
+        "exits 137; either way a tartaros: line says so");
     return line;
 }
 
 Line cpu_line(const tp_limits &l, const cgroup_probe &host, bool required)
 {
     const std::string quota = std::to_string(l.cpu_quota_us), period = std::to_string(l.cpu_period_us);
-    Line line{"cpu_max", l.cpu_quota_us, units::format_cpus(l.cpu_quota_us) + " CPU", "", Enforced::Cgroup,
-              l.cpu_max_origin, {}};
+    Line line{"cpu_max", l.cpu_quota_us,   units::format_cpus(l.cpu_quota_us) + " CPU",
+              "",        Enforced::Cgroup, l.cpu_max_origin,
+              {}};
     if (host.version[CG_CPU] != 0) {
         line.mechanism = cgroup_mechanism(&host, CG_CPU);
-        line.notes.push_back(line.mechanism + (host.version[CG_CPU] == 2
-                                                   ? " (cpu.max = \"" + quota + " " + period + "\")"
-                                                   : " (cpu.cfs_quota_us = " + quota + ", cpu.cfs_period_us = " +
-                                                         period + ")"));
+        line.notes.push_back(line.mechanism +
+                             (host.version[CG_CPU] == 2
+                                  ? " (cpu.max = \"" + quota + " " + period + "\")"
+                                  : " (cpu.cfs_quota_us = " + quota + ", cpu.cfs_period_us = " + period + ")"));
     } else {
         line.mechanism = "not enforced";
         line.enforced = Enforced::None;
@@ -120,8 +129,13 @@ Line cpu_line(const tp_limits &l, const cgroup_probe &host, bool required)
 
 Line timeout_line(const tp_limits &l)
 {
-    Line line{"timeout", l.timeout_ms, units::format_duration_ms(l.timeout_ms), "the supervisor's timer",
-              Enforced::Supervisor, l.timeout_origin, {}};
+    Line line{"timeout",
+              l.timeout_ms,
+              units::format_duration_ms(l.timeout_ms),
+              "the supervisor's timer",
+              Enforced::Supervisor,
+              l.timeout_origin,
+              {}};
     line.notes.push_back("wall clock from the start: SIGTERM to the command, then SIGKILL of every process of the "
                          "sandbox after a grace of " +
                          units::format_duration_ms(l.grace_ms) +
@@ -157,7 +171,8 @@ std::string rlimit_text(const units::RlimitResource *res, uint64_t v)
         return std::to_string(v);
     switch (res->unit) {
     case units::RlimitUnit::Bytes: return units::format_size(v);
-    case units::RlimitUnit::Seconds: return v > ~0ull / 1000000 ? std::to_string(v) + "s" : units::format_duration_us(v * 1000000);
+    case units::RlimitUnit::Seconds:
+        return v > ~0ull / 1000000 ? std::to_string(v) + "s" : units::format_duration_us(v * 1000000);
     case units::RlimitUnit::Microseconds: return units::format_duration_us(v);
     case units::RlimitUnit::Count: break;
     }
@@ -183,10 +198,8 @@ std::string proxy_note(const tp_plan &p, const cgroup_probe &host)
 {
     const uint64_t memory_max = p.limits ? p.limits->memory_max : 0;
     std::string s = "tartaros-proxy serves at most " + std::to_string(tnc_max_connections(memory_max)) +
-                    " connections and " + std::to_string(tnc_max_exchanges(memory_max)) +
-                    " broker upstream connections at once (" +
-                    (memory_max ? "from memory_max" : "fixed without memory_max") +
-                    "); a client past them gets 503 overloaded; ";
+        " connections and " + std::to_string(tnc_max_exchanges(memory_max)) + " broker upstream connections at once (" +
+        (memory_max ? "from memory_max" : "fixed without memory_max") + "); a client past them gets 503 overloaded; ";
     const bool limited = p.limits && (p.limits->memory_max || p.limits->max_processes || p.limits->cpu_quota_us);
     if (!limited)
         return s + "no limit to count it against";
@@ -194,10 +207,11 @@ std::string proxy_note(const tp_plan &p, const cgroup_probe &host)
         tnc_proxy_tasks((p.network->modes & TP_NET_PROXY) != 0, (p.network->modes & TP_NET_BROKER) != 0);
     if (host.version[CG_MEMORY] || host.version[CG_PIDS] || host.version[CG_CPU])
         return s + "it runs in the run's cgroup, so its memory, its " + std::to_string(tasks) +
-               " tasks (added to pids.max) and its CPU, TLS included, count against the limits; it is ended "
-               "before the cgroup is killed";
-    return s + "no cgroup here: its memory is not counted in memory_max, only bounded by those caps and by its "
-               "RLIMIT_NOFILE (6 descriptors a connection)";
+            " tasks (added to pids.max) and its CPU, TLS included, count against the limits; it is ended "
+            "before the cgroup is killed";
+    return s +
+        "no cgroup here: its memory is not counted in memory_max, only bounded by those caps and by its "
+        "RLIMIT_NOFILE (6 descriptors a connection)";
 }
 
 // A cgroup is made when one carries a limit, or as the only kill switch without a PID namespace.
@@ -210,8 +224,8 @@ std::vector<std::string> step_notes(const tp_plan &p, const cgroup_probe &host, 
                        "never above the hard limit tartaros-exec runs with (lowered to it); no cgroup needed");
     std::string leftovers = "leftovers (a daemonised child, a forgotten server) are killed at the end of the run";
     const bool pid_ns = p.ns != nullptr && (p.ns->flags & TP_NS_PID) != 0;
-    const bool cgroup = !pid_ns || std::any_of(lines.begin(), lines.end(),
-                                               [](const Line &l) { return l.enforced == Enforced::Cgroup; });
+    const bool cgroup = !pid_ns ||
+        std::any_of(lines.begin(), lines.end(), [](const Line &l) { return l.enforced == Enforced::Cgroup; });
     const bool v2 = host.version[CG_PIDS] == 2 || host.version[CG_MEMORY] == 2 || host.version[CG_CPU] == 2;
     if (pid_ns)
         leftovers += ": the PID namespace's init is killed last and takes every process with it";
@@ -221,7 +235,7 @@ std::vector<std::string> step_notes(const tp_plan &p, const cgroup_probe &host, 
         leftovers += std::string(pid_ns ? ", and" : ":") + " the run's cgroup is frozen and each process SIGKILLed";
     else if (!pid_ns)
         leftovers = "leftovers are not guaranteed to end with the run here: no PID namespace and no cgroup (" +
-                    std::string(host.why_not[CG_FREEZER]) + ")";
+            std::string(host.why_not[CG_FREEZER]) + ")";
     notes.push_back(leftovers);
     return notes;
 }

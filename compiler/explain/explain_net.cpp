@@ -73,19 +73,20 @@ std::vector<std::string> network_notes(const tp_plan &p)
     std::vector<std::string> notes = {
         "a private network namespace with only its loopback: the agent's own servers on 127.0.0.1 reach each "
         "other, nothing of the host's network is reachable, abstract unix sockets are the namespace's own"};
-    notes.emplace_back("every connect(), bind(), sendmsg() and sendmmsg(), and every sendto() with an address, of "
-                       "the command is mediated by the sandbox's init (seccomp user notification): a pathname unix "
-                       "socket is the sandbox's only on the private /tmp, /dev/shm or a private dir, so a host "
-                       "service's socket is refused wherever it lies (the workspace included) and bind() elsewhere "
-                       "answers EACCES; a stream connect is made on the mediator's own socket and installed over the "
-                       "command's once its peer is a sandbox process; the mediator makes every sendmsg() itself (a "
-                       "filter cannot read its "
-                       "address), with its own copy of the address and of the SCM_RIGHTS descriptors: ~35 us more per "
-                       "sendmsg() (send() and write() are not mediated), and the credentials a receiver sees name the "
-                       "mediator; a blocking connect holds the calls behind it; mediation is lost (a warning, a refusal under "
-                       "--strict) without a mount namespace, on a kernel without user notification or pidfd_getfd "
-                       "(5.6), or under Yama ptrace_scope 3, and then the host's sockets are reachable wherever they "
-                       "are readable outside the hidden /run");
+    notes.emplace_back(
+        "every connect(), bind(), sendmsg() and sendmmsg(), and every sendto() with an address, of "
+        "the command is mediated by the sandbox's init (seccomp user notification): a pathname unix "
+        "socket is the sandbox's only on the private /tmp, /dev/shm or a private dir, so a host "
+        "service's socket is refused wherever it lies (the workspace included) and bind() elsewhere "
+        "answers EACCES; a stream connect is made on the mediator's own socket and installed over the "
+        "command's once its peer is a sandbox process; the mediator makes every sendmsg() itself (a "
+        "filter cannot read its "
+        "address), with its own copy of the address and of the SCM_RIGHTS descriptors: ~35 us more per "
+        "sendmsg() (send() and write() are not mediated), and the credentials a receiver sees name the "
+        "mediator; a blocking connect holds the calls behind it; mediation is lost (a warning, a refusal under "
+        "--strict) without a mount namespace, on a kernel without user notification or pidfd_getfd "
+        "(5.6), or under Yama ptrace_scope 3, and then the host's sockets are reachable wherever they "
+        "are readable outside the hidden /run");
     if (modes != 0)
         notes.emplace_back("tartaros-proxy runs on the host side as the supervisor's child, confined by its own "
                            "Landlock and seccomp; the listeners inside are made by the sandbox's init on 127.0.0.1 "
@@ -149,7 +150,8 @@ void explain_network_json(const tp_plan &p, const OriginJson &origin, std::ostre
     out << "{\"step\":\"network\",\"modes\":" << quote_list(mode_names(p));
     if (p.network && (p.network->modes & TP_NET_PROXY))
         out << ",\"proxy\":{\"listen\":" << quote("127.0.0.1:" + std::to_string(p.network->proxy_port))
-            << ",\"allow\":" << quote_list(names_of(p, TP_NAME_ALLOW)) << ",\"deny\":" << quote_list(names_of(p, TP_NAME_DENY))
+            << ",\"allow\":" << quote_list(names_of(p, TP_NAME_ALLOW))
+            << ",\"deny\":" << quote_list(names_of(p, TP_NAME_DENY))
             << ",\"pinned\":" << quote_list(names_of(p, TP_NAME_PIN))
             << ",\"destination_ports\":" << port_list(TP_PORT_DESTINATION) << '}';
     out << ",\"local_ports\":" << port_list(TP_PORT_LOCAL) << ",\"expose_ports\":" << port_list(TP_PORT_EXPOSE);

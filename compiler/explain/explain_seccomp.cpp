@@ -46,7 +46,10 @@ std::string rule_label(const SyscallRule &r)
     return r.name.empty() ? "#" + std::to_string(r.nr) : std::string(r.name) + " (" + std::to_string(r.nr) + ")";
 }
 
-std::string action_text(const seccomp::Action &a) { return seccomp::action_name(a.ret()); }
+std::string action_text(const seccomp::Action &a)
+{
+    return seccomp::action_name(a.ret());
+}
 
 // "(reads and rewrites ...)" for a built-in rule, "(policy rule at rules.tart:9:5)" for one the
 // policy's rule made unconditional.
@@ -61,19 +64,22 @@ std::string deny_text(const PolicyRule &r)
 {
     const std::string name(seccomp::syscall_name(r.nr));
     return "deny " + name + (r.when.empty() ? "" : " when " + seccomp::describe_tests(r.when)) + ": " +
-           action_text(r.action);
+        action_text(r.action);
 }
 
-bool is_future(const SyscallRule &r) { return r.name.empty(); }
+bool is_future(const SyscallRule &r)
+{
+    return r.name.empty();
+}
 
 std::string stats_line(const seccomp::FilterStats &st)
 {
     char mean[32];
     std::snprintf(mean, sizeof mean, "%.1f", st.weighted_mean);
-    return "cost: " + std::to_string(st.length) + " instructions; an allowed syscall without argument rules runs at most " +
-           std::to_string(st.worst_allowed_no_args) + " (target: 16), any allowed call at most " +
-           std::to_string(st.worst_allowed) + " (" + st.worst_allowed_call + "); mean over typical agent work " +
-           mean;
+    return "cost: " + std::to_string(st.length) +
+        " instructions; an allowed syscall without argument rules runs at most " +
+        std::to_string(st.worst_allowed_no_args) + " (target: 16), any allowed call at most " +
+        std::to_string(st.worst_allowed) + " (" + st.worst_allowed_call + "); mean over typical agent work " + mean;
 }
 
 void text_rules(const Profile &profile, std::ostream &out)
@@ -87,7 +93,8 @@ void text_rules(const Profile &profile, std::ostream &out)
             size_t j = i;
             while (j + 1 < rules.size() && is_future(rules[j + 1]))
                 j++;
-            out << "     #" << r.nr << "-#" << rules[j].nr << ": " << action_text(r.otherwise) << "  (" << r.why << ")\n";
+            out << "     #" << r.nr << "-#" << rules[j].nr << ": " << action_text(r.otherwise) << "  (" << r.why
+                << ")\n";
             i = j;
             continue;
         }
@@ -175,8 +182,8 @@ void explain_seccomp_text(const tp_plan &plan, int step, const OriginText &origi
     const seccomp::ProfileSpec spec = profile_spec(plan);
     const Profile profile(spec.flags, spec.rules);
     out << step << ". seccomp: " << prog.size() << "-instruction filter"
-        << ((plan.seccomp_section_flags & TP_SECF_REQUIRED) ? " (required)" : "") << "; profile: "
-        << profile_text(sc, origin) << '\n';
+        << ((plan.seccomp_section_flags & TP_SECF_REQUIRED) ? " (required)" : "")
+        << "; profile: " << profile_text(sc, origin) << '\n';
     out << "   " << stats_line(seccomp::filter_stats(prog, profile)) << '\n';
     text_rules(profile, out);
     text_policy_rules(profile, out);

@@ -19,7 +19,7 @@ bool is_tart_path(std::string_view path);
 
 // Parses and checks the policy `text` named `display_path` (see parse_dsl_policy_text and
 // parse_toml_policy_text); both fill Policy::sources. With `texts`, lint's extra inputs.
-std::optional<Policy> parse_policy_text(const std::string &text, const std::string &display_path,
-                                        Diagnostics &diags, PolicyTexts *texts = nullptr);
+std::optional<Policy> parse_policy_text(const std::string &text, const std::string &display_path, Diagnostics &diags,
+                                        PolicyTexts *texts = nullptr);
 
 }  // namespace tartaros

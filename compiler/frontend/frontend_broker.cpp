@@ -35,9 +35,8 @@ std::string lower_case(std::string_view text)
 Failure method_problem(std::string_view method)
 {
     const bool letters = !method.empty() && method.size() <= TP_BROKER_MAX_METHOD &&
-                         std::all_of(method.begin(), method.end(), [](char c) {
-                             return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-                         });
+        std::all_of(method.begin(), method.end(),
+                    [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); });
     if (!letters)
         return "a method is one word of letters, at most 32, like GET or POST";
     if (std::none_of(method.begin(), method.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
@@ -82,7 +81,7 @@ Failure format_problem(std::string_view format)
         ++found;
     if (found != 1)
         return std::string(found == 0 ? "it has no {value}" : "it has {value} more than once") +
-               ": write {value} exactly once, where the secret goes, like \"Bearer {value}\"";
+            ": write {value} exactly once, where the secret goes, like \"Bearer {value}\"";
     return std::nullopt;
 }
 
@@ -91,8 +90,7 @@ public:
     BrokerReader(TomlSchemaReader &reader, const std::string &base_dir, const std::optional<std::string> &home,
                  BrokerPolicy &broker)
         : r_(reader), base_dir_(base_dir), home_(home), b_(broker)
-    {
-    }
+    {}
 
     void read(const toml::table &table);
 
@@ -172,8 +170,7 @@ void BrokerReader::read(const toml::table &table)
     b_.pos = table_pos(table);
     const std::vector<TomlField> fields = {
         {"port", [&](const toml::key &, const toml::node &node) { read_port(node); }},
-        {"auth_header",
-         [&](const toml::key &key, const toml::node &node) { read_header(key, node, b_.auth_header); }},
+        {"auth_header", [&](const toml::key &key, const toml::node &node) { read_header(key, node, b_.auth_header); }},
         {"token_env",
          [&](const toml::key &key, const toml::node &node) {
              Located<std::string> name;
@@ -292,8 +289,7 @@ void BrokerReader::read_allowed_hosts(const toml::key &key, const toml::node &no
         return;
     }
     if (array->empty())
-        error(at(node),
-              "'allowed_hosts' is empty: list the hosts the broker may connect to, like [\"api.github.com\"]",
+        error(at(node), "'allowed_hosts' is empty: list the hosts the broker may connect to, like [\"api.github.com\"]",
               "missing-key");
     for (size_t i = 0; i < array->size(); ++i) {
         const toml::node &element = *array->get(i);
@@ -412,7 +408,8 @@ void BrokerReader::read_capability(const toml::table &table)
     r_.read_table(table, "broker.capability", fields, refused);
     require(table, cap.pos, "name", "[[broker.capability]]",
             "the first segment of the broker's path for it, like name = \"github\"");
-    require(table, cap.pos, "host", "[[broker.capability]]", "the upstream it forwards to, like host = \"api.github.com\"");
+    require(table, cap.pos, "host", "[[broker.capability]]",
+            "the upstream it forwards to, like host = \"api.github.com\"");
     require(table, cap.pos, "value_env", "[[broker.capability]]",
             "the launcher's variable that holds the credential, like value_env = \"GITHUB_TOKEN\"");
     b_.capabilities.push_back(std::move(cap));
@@ -505,7 +502,8 @@ void BrokerReader::read_word_list(const toml::key &key, const toml::node &node, 
         }
         if (!(this->*check)(key, element, word->get()))
             continue;
-        auto first = std::find_if(out.begin(), out.end(), [&](const Located<std::string> &w) { return w.value == word->get(); });
+        auto first =
+            std::find_if(out.begin(), out.end(), [&](const Located<std::string> &w) { return w.value == word->get(); });
         if (first != out.end()) {
             r_.diags().warning(at(element),
                                quoted(word->get()) + " is already listed in " + quoted(key.str()) + " at " +
@@ -543,20 +541,19 @@ void BrokerReader::check_capability(const BrokerCapability &cap, size_t index)
             continue;
         error(cap.name.pos,
               "capability " + quoted(cap.name.value) + " is already defined at " +
-                  line_of(other.name.pos, cap.name.pos) +
-                  ": each name is one path of the broker; rename one",
+                  line_of(other.name.pos, cap.name.pos) + ": each name is one path of the broker; rename one",
               "capability-duplicate");
         break;
     }
     if (tbr::same_header(cap.header.value.data(), cap.header.value.size(), b_.auth_header.value.data(),
-                          b_.auth_header.value.size())) {
+                         b_.auth_header.value.size())) {
         const std::string where = b_.auth_header.pos.line == 0
-                                      ? "the default 'auth_header'"
-                                      : "'auth_header' at " + line_of(b_.auth_header.pos, cap.header.pos);
+            ? "the default 'auth_header'"
+            : "'auth_header' at " + line_of(b_.auth_header.pos, cap.header.pos);
         if (cap.header.pos.line != 0)
             error(cap.header.pos,
-                  "'header': " + quoted(cap.header.value) + " is the header that carries the broker's token (" +
-                      where + "), which the broker strips from every request: pick another auth_header",
+                  "'header': " + quoted(cap.header.value) + " is the header that carries the broker's token (" + where +
+                      "), which the broker strips from every request: pick another auth_header",
                   "header-conflict");
         else
             error(b_.auth_header.pos,
@@ -574,9 +571,9 @@ void BrokerReader::check_capability(const BrokerCapability &cap, size_t index)
               "broker-env-exposed");
     if (cap.host.pos.line == 0 || b_.allowed_hosts.empty())
         return;
-    const bool allowed = std::any_of(b_.allowed_hosts.begin(), b_.allowed_hosts.end(), [&](const Located<std::string> &p) {
-        return tproxy::pattern_matches(p.value, cap.host.value);
-    });
+    const bool allowed =
+        std::any_of(b_.allowed_hosts.begin(), b_.allowed_hosts.end(),
+                    [&](const Located<std::string> &p) { return tproxy::pattern_matches(p.value, cap.host.value); });
     if (!allowed)
         error(cap.host.pos,
               "'host': " + quoted(cap.host.value) + " is not matched by [broker] allowed_hosts (" +
@@ -598,12 +595,12 @@ void check_ports(const BrokerPolicy &broker, const NetworkPolicy &network, Diagn
         const SourcePos &at = port.pos.line != 0 ? port.pos : proxy.pos;
         diags.error(at,
                     "port " + std::to_string(port.value) + " is both the broker's port (" +
-                        where(port, "[broker] 'port'", at) + ") and the proxy's (" +
-                        where(proxy, "'proxy_port'", at) + "): each listens on its own port inside the sandbox",
+                        where(port, "[broker] 'port'", at) + ") and the proxy's (" + where(proxy, "'proxy_port'", at) +
+                        "): each listens on its own port inside the sandbox",
                     "port-conflict");
     }
-    for (const auto &[name, ports] : {std::pair{"local_ports", &network.local_ports},
-                                      std::pair{"expose_ports", &network.expose_ports}})
+    for (const auto &[name, ports] :
+         {std::pair{"local_ports", &network.local_ports}, std::pair{"expose_ports", &network.expose_ports}})
         for (const Located<uint16_t> &relayed : *ports)
             if (relayed.value == port.value)
                 diags.error(relayed.pos,
@@ -672,9 +669,9 @@ void check_environment(const BrokerPolicy &broker, const EnvPolicy &env, Diagnos
 // The credentials directory is the compiler's: no filesystem rule may reach into it.
 void check_credentials_dir(const FilesystemPolicy &fs, Diagnostics &diags)
 {
-    for (const auto &[list, name] : {std::pair{&fs.read_allows, "read_allows"}, std::pair{&fs.read_denies, "read_denies"},
-                                     std::pair{&fs.writable_roots, "writable_roots"},
-                                     std::pair{&fs.write_denies, "write_denies"}})
+    for (const auto &[list, name] :
+         {std::pair{&fs.read_allows, "read_allows"}, std::pair{&fs.read_denies, "read_denies"},
+          std::pair{&fs.writable_roots, "writable_roots"}, std::pair{&fs.write_denies, "write_denies"}})
         for (const LocatedPath &path : *list)
             if (path_is_within(path.value, TP_CREDENTIALS_DIR))
                 diags.error(path.pos,

@@ -30,13 +30,13 @@ struct MapEntry;
 struct Value {
     enum class Kind { String, Integer, Boolean, Word, GroupRef, TypedPath, Map };
     Kind kind = Kind::String;
-    SourcePos pos;          // the value's first token
-    size_t file = 0;        // the index of the file that writes it (relative paths resolve there)
+    SourcePos pos;    // the value's first token
+    size_t file = 0;  // the index of the file that writes it (relative paths resolve there)
     // String, Word: the text (decoded); Integer: as written; GroupRef: the group's name, without
     // '@'; TypedPath: the path (decoded).
     std::string text;
-    bool flag = false;      // Boolean: its value; TypedPath: `file` (true) or `dir` (false)
-    SourcePos text_pos;     // TypedPath: the path's string
+    bool flag = false;          // Boolean: its value; TypedPath: `file` (true) or `dir` (false)
+    SourcePos text_pos;         // TypedPath: the path's string
     std::vector<MapEntry> map;  // Map: its entries, in order
 };
 
@@ -96,8 +96,8 @@ struct Condition {
     enum class Op { Equal, NotEqual, In, NotIn, Mask, MaskEqual, MaskNotEqual };
     Name arg;  // argN
     Op op = Op::Equal;
-    std::vector<Expr> values;       // Equal/NotEqual/Mask*: one; In/NotIn: the set
-    std::optional<Expr> compared;   // MaskEqual/MaskNotEqual: the right-hand side (must be 0)
+    std::vector<Expr> values;      // Equal/NotEqual/Mask*: one; In/NotIn: the set
+    std::optional<Expr> compared;  // MaskEqual/MaskNotEqual: the right-hand side (must be 0)
 };
 
 // `deny NAME [when COND (and COND)*] [errno E | kill];`

@@ -16,17 +16,22 @@ namespace {
 
 constexpr int kUnvisited = 0, kExpanding = 1, kDone = 2;
 
-const char *kind_name(bool paths) { return paths ? "paths" : "domains"; }
+const char *kind_name(bool paths)
+{
+    return paths ? "paths" : "domains";
+}
 
 }  // namespace
 
 Groups::Groups(const std::vector<Group> &groups, Diagnostics &diags)
     : groups_(groups), diags_(diags), state_(groups.size(), kUnvisited), expansions_(groups.size()),
-      failed_(groups.size(), false) {
+      failed_(groups.size(), false)
+{
     for (size_t i = 0; i < groups.size(); ++i) {
         const Group &group = groups[i];
         const auto [first, inserted] = by_name_.emplace(group.name.text, i);
-        if (inserted) continue;
+        if (inserted)
+            continue;
         diags_.error(group.name.pos,
                      "group " + quoted(group.name.text) + " is already defined at " +
                          position_text(groups[first->second].name.pos) + "; group names are unique in the whole policy",
@@ -35,35 +40,42 @@ Groups::Groups(const std::vector<Group> &groups, Diagnostics &diags)
         failed_[i] = true;
     }
     for (size_t i = 0; i < groups.size(); ++i)
-        if (state_[i] == kUnvisited) expand(i);
+        if (state_[i] == kUnvisited)
+            expand(i);
 }
 
-const Group *Groups::find(std::string_view name) const {
+const Group *Groups::find(std::string_view name) const
+{
     const auto found = by_name_.find(name);
     return found == by_name_.end() ? nullptr : &groups_[found->second];
 }
 
-const std::optional<std::vector<const Value *>> &Groups::expansion(const Group &group) const {
+const std::optional<std::vector<const Value *>> &Groups::expansion(const Group &group) const
+{
     return expansions_[static_cast<size_t>(&group - groups_.data())];
 }
 
 // Group names are the policy's own and can be as long as a line: the "did you mean" (an edit
 // distance, quadratic in the lengths) compares only names short enough to be typed.
-void Groups::report_unknown(const Value &ref) const {
+void Groups::report_unknown(const Value &ref) const
+{
     constexpr size_t kLongest = 64;
     std::vector<std::string> names;
     if (ref.text.size() <= kLongest)
         for (const auto &[name, index] : by_name_)
-            if (name.size() <= kLongest) names.push_back(name);
+            if (name.size() <= kLongest)
+                names.push_back(name);
     std::string message = "unknown group '@" + ref.text + "'";
     const std::string suggestion = closest_match(ref.text, names);
-    if (!suggestion.empty()) message += "; did you mean '@" + suggestion + "'?";
+    if (!suggestion.empty())
+        message += "; did you mean '@" + suggestion + "'?";
     diags_.error(ref.pos, std::move(message), "unknown-group");
 }
 
 // Whether `ref` in group `from` names a usable group (its index into `target`); reports
 // when not.
-bool Groups::check_reference(const Group &from, const Value &ref, size_t &target) {
+bool Groups::check_reference(const Group &from, const Value &ref, size_t &target)
+{
     const auto found = by_name_.find(ref.text);
     if (found == by_name_.end()) {
         report_unknown(ref);
@@ -73,8 +85,8 @@ bool Groups::check_reference(const Group &from, const Value &ref, size_t &target
     const Group &to = groups_[target];
     if (to.paths != from.paths) {
         diags_.error(ref.pos,
-                     "'@" + ref.text + "' is a " + kind_name(to.paths) + " group (" + position_text(to.name.pos) + "); " +
-                         kind_name(from.paths) + " group " + quoted(from.name.text) + " can use " +
+                     "'@" + ref.text + "' is a " + kind_name(to.paths) + " group (" + position_text(to.name.pos) +
+                         "); " + kind_name(from.paths) + " group " + quoted(from.name.text) + " can use " +
                          kind_name(from.paths) + " groups only",
                      "group-kind");
         return false;
@@ -82,7 +94,8 @@ bool Groups::check_reference(const Group &from, const Value &ref, size_t &target
     return true;
 }
 
-void Groups::report_cycle(const std::vector<size_t> &stack, size_t target, const Value &ref) {
+void Groups::report_cycle(const std::vector<size_t> &stack, size_t target, const Value &ref)
+{
     const auto start = std::find(stack.begin(), stack.end(), target);
     std::string chain;
     for (auto it = start; it != stack.end(); ++it) {
@@ -96,10 +109,12 @@ void Groups::report_cycle(const std::vector<size_t> &stack, size_t target, const
 }
 
 // Every item of group `index` in order, references replaced by their groups' expansions.
-void Groups::finish(size_t index) {
+void Groups::finish(size_t index)
+{
     state_[index] = kDone;
     const Group &group = groups_[index];
-    if (failed_[index]) return;
+    if (failed_[index])
+        return;
     std::vector<const Value *> out;
     for (const Value &item : group.items) {
         if (item.kind != Value::Kind::GroupRef) {
@@ -124,7 +139,8 @@ void Groups::finish(size_t index) {
     expansions_[index] = std::move(out);
 }
 
-void Groups::expand(size_t start) {
+void Groups::expand(size_t start)
+{
     struct Frame {
         size_t group;
         size_t next_item;
@@ -149,7 +165,8 @@ void Groups::expand(size_t start) {
                          "group-kind");
             failed_[frame.group] = true;
         }
-        if (item.kind != Value::Kind::GroupRef) continue;
+        if (item.kind != Value::Kind::GroupRef)
+            continue;
         size_t target = 0;
         if (!check_reference(group, item, target)) {
             failed_[frame.group] = true;

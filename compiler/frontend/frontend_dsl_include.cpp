@@ -16,29 +16,37 @@ namespace tartaros::dsl {
 namespace {
 
 // "a/b/" for "a/b/c.tart", "" for "c.tart".
-std::string directory_part(const std::string &path) {
+std::string directory_part(const std::string &path)
+{
     const size_t slash = path.rfind('/');
     return slash == std::string::npos ? "" : path.substr(0, slash + 1);
 }
 
-bool is_rooted(const std::string &path) { return !path.empty() && (path.front() == '/' || path.front() == '~'); }
+bool is_rooted(const std::string &path)
+{
+    return !path.empty() && (path.front() == '/' || path.front() == '~');
+}
 
 }  // namespace
 
-void Loader::load_root(const std::string &text, const SourceFile &root) {
+void Loader::load_root(const std::string &text, const SourceFile &root)
+{
     program_.files.push_back({root, text, ""});
     read(0);
 }
 
-void Loader::load_includes(const SourceFile &root, const std::vector<Name> &includes) {
+void Loader::load_includes(const SourceFile &root, const std::vector<Name> &includes)
+{
     program_.files.push_back({root, "", ""});
     reading_.push_back(0);
-    for (const Name &path : includes) include(0, Include{path.pos, path});
+    for (const Name &path : includes)
+        include(0, Include{path.pos, path});
     reading_.pop_back();
 }
 
 // Parses file `index` and takes its statements in order, reading each include where it stands.
-void Loader::read(size_t index) {
+void Loader::read(size_t index)
+{
     const SourceText &source = program_.files[index];
     diags_.add_source(source.file.display, source.text);
     std::optional<File> file = parse_tart_file(source.text, source.file.display, index, diags_);
@@ -65,7 +73,8 @@ void Loader::read(size_t index) {
 
 // The absolute path an include names, relative to the directory of the file `from`; nullopt
 // after reporting.
-std::optional<std::string> Loader::resolve(size_t from, const Name &path) {
+std::optional<std::string> Loader::resolve(size_t from, const Name &path)
+{
     PathError err;
     const std::string base = parent_directory(program_.files[from].file.absolute);
     std::optional<std::string> absolute = resolve_policy_path(path.text, "include", base, home_, err);
@@ -85,20 +94,26 @@ std::optional<std::string> Loader::resolve(size_t from, const Name &path) {
 }
 
 // A file being read (a cycle) or read before (a duplicate) is reported; true then.
-bool Loader::refuse_repeat(const Include &statement, const std::string &absolute) {
+bool Loader::refuse_repeat(const Include &statement, const std::string &absolute)
+{
     for (size_t i = 0; i < reading_.size(); ++i) {
         const SourceFile &open = program_.files[reading_[i]].file;
-        if (open.absolute != absolute) continue;
+        if (open.absolute != absolute)
+            continue;
         std::string chain;
-        for (size_t k = i; k < reading_.size(); ++k) chain += program_.files[reading_[k]].file.display + " → ";
+        for (size_t k = i; k < reading_.size(); ++k)
+            chain += program_.files[reading_[k]].file.display + " → ";
         diags_.error(statement.path.pos,
-                     "this include returns to " + quoted(open.display) + ", which is still being read: an include "
-                         "cycle (" + chain + open.display + ")",
+                     "this include returns to " + quoted(open.display) +
+                         ", which is still being read: an include "
+                         "cycle (" +
+                         chain + open.display + ")",
                      "include-cycle");
         return true;
     }
     const auto first = included_at_.find(absolute);
-    if (first == included_at_.end()) return false;
+    if (first == included_at_.end())
+        return false;
     diags_.error(statement.path.pos,
                  quoted(statement.path.text) + " names a file already included at " + position_text(first->second) +
                      "; a file is included once (its settings would be made twice)",
@@ -106,7 +121,8 @@ bool Loader::refuse_repeat(const Include &statement, const std::string &absolute
     return true;
 }
 
-void Loader::include(size_t from, const Include &statement) {
+void Loader::include(size_t from, const Include &statement)
+{
     const std::optional<std::string> absolute = resolve(from, statement.path);
     if (!absolute || refuse_repeat(statement, *absolute)) {
         ok_ = false;

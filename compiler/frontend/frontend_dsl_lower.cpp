@@ -22,7 +22,8 @@ namespace tartaros::dsl {
 
 namespace {
 
-size_t code_points(std::string_view text) {
+size_t code_points(std::string_view text)
+{
     return static_cast<size_t>(
         std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
@@ -33,11 +34,13 @@ public:
     explicit Writer(PositionMap &map) : map_(map) {}
 
     void mark(const SourcePos &at, bool quoted_word = false) { map_.add(line_, col_, at, quoted_word); }
-    void put(std::string_view text) {
+    void put(std::string_view text)
+    {
         text_ += text;
         col_ += static_cast<uint32_t>(code_points(text));
     }
-    void end_line() {
+    void end_line()
+    {
         text_ += '\n';
         ++line_;
         col_ = 1;
@@ -66,7 +69,8 @@ struct Item {
 class Lowerer {
 public:
     Lowerer(const Program &program, const Groups &groups, PositionMap &map, Diagnostics &diags)
-        : program_(program), groups_(groups), out_(map), diags_(diags) {}
+        : program_(program), groups_(groups), out_(map), diags_(diags)
+    {}
 
     void versions(bool root_is_tart, const std::optional<RootVersion> &toml_root);
     void blocks();
@@ -97,7 +101,8 @@ private:
 };
 
 // `version = V` from the policy file's first version statement; the others must agree.
-void Lowerer::versions(bool root_is_tart, const std::optional<RootVersion> &toml_root) {
+void Lowerer::versions(bool root_is_tart, const std::optional<RootVersion> &toml_root)
+{
     const VersionAt *root = nullptr;
     std::map<size_t, const VersionAt *> first_in_file;
     for (const VersionAt &v : program_.versions) {
@@ -109,7 +114,8 @@ void Lowerer::versions(bool root_is_tart, const std::optional<RootVersion> &toml
                          "duplicate-setting");
             continue;
         }
-        if (root_is_tart && v.file == 0) root = &v;
+        if (root_is_tart && v.file == 0)
+            root = &v;
     }
     if (root != nullptr && valid(root->version.value)) {
         out_.mark(root->version.pos);
@@ -123,16 +129,20 @@ void Lowerer::versions(bool root_is_tart, const std::optional<RootVersion> &toml
         if (n && !n->negative && n->magnitude <= INT64_MAX)
             policy = RootVersion{static_cast<int64_t>(n->magnitude), root->version.value.pos};
     }
-    if (!policy) return;  // the policy's own version is missing or wrong: the table readers say so
+    if (!policy)
+        return;  // the policy's own version is missing or wrong: the table readers say so
     for (const auto &[file, v] : first_in_file) {
-        if (v == root) continue;
+        if (v == root)
+            continue;
         const Value &said = v->version.value;
         const std::optional<IntegerValue> n =
             said.kind == Value::Kind::Integer ? parse_integer(said.text) : std::nullopt;
-        if (n && !n->negative && n->magnitude == static_cast<uint64_t>(policy->value)) continue;
+        if (n && !n->negative && n->magnitude == static_cast<uint64_t>(policy->value))
+            continue;
         diags_.error(said.pos,
                      "this file says version " + printable(said.kind == Value::Kind::Integer ? said.text : "…") +
-                         " but the policy is version " + std::to_string(policy->value) + " (" + position_text(policy->pos) +
+                         " but the policy is version " + std::to_string(policy->value) + " (" +
+                         position_text(policy->pos) +
                          "); an included file may repeat the policy's version, not change it",
                      "unsupported-version");
     }
@@ -140,39 +150,47 @@ void Lowerer::versions(bool root_is_tart, const std::optional<RootVersion> &toml
 
 // The blocks of every file gathered by name, in the order names first appear; an unknown
 // name is reported (with a "did you mean") and its block left out.
-std::vector<std::pair<const PolicySection *, std::vector<const Block *>>> Lowerer::gather_blocks() {
+std::vector<std::pair<const PolicySection *, std::vector<const Block *>>> Lowerer::gather_blocks()
+{
     // A block is a table of the top level: [broker.capability] is written as capabilities.
     std::vector<const PolicySection *> known;
     for (const PolicySection &s : policy_sections())
-        if (!s.name.empty() && s.name.find('.') == std::string_view::npos) known.push_back(&s);
+        if (!s.name.empty() && s.name.find('.') == std::string_view::npos)
+            known.push_back(&s);
     std::vector<std::pair<const PolicySection *, std::vector<const Block *>>> out;
     for (const Block &block : program_.blocks) {
         const auto info = std::find_if(known.begin(), known.end(),
                                        [&](const PolicySection *s) { return s->name == block.name.text; });
         if (info == known.end()) {
             std::vector<std::string> names;
-            for (const PolicySection *s : known) names.emplace_back(s->name);
+            for (const PolicySection *s : known)
+                names.emplace_back(s->name);
             std::string message = "unknown block " + quoted(block.name.text);
             const std::string suggestion = closest_match(block.name.text, names);
-            if (!suggestion.empty()) message += "; did you mean " + quoted(suggestion) + "?";
+            if (!suggestion.empty())
+                message += "; did you mean " + quoted(suggestion) + "?";
             diags_.error(block.name.pos,
                          message + " (the blocks are filesystem, network, process, env, broker and syscalls)",
                          "unknown-key");
             continue;
         }
         auto same = std::find_if(out.begin(), out.end(), [&](const auto &b) { return b.first == *info; });
-        if (same == out.end()) same = out.insert(out.end(), {*info, {}});
+        if (same == out.end())
+            same = out.insert(out.end(), {*info, {}});
         same->second.push_back(&block);
     }
     return out;
 }
 
-void Lowerer::blocks() {
-    for (const auto &[info, blocks] : gather_blocks()) block(*info, blocks);
+void Lowerer::blocks()
+{
+    for (const auto &[info, blocks] : gather_blocks())
+        block(*info, blocks);
 }
 
 // `[NAME]` with the settings of every block of that name; for broker, its capabilities after.
-void Lowerer::block(const PolicySection &info, const std::vector<const Block *> &blocks) {
+void Lowerer::block(const PolicySection &info, const std::vector<const Block *> &blocks)
+{
     const bool broker = info.name == "broker";
     out_.mark(blocks.front()->name.pos);
     out_.put("[" + std::string(info.name) + "]");
@@ -194,24 +212,30 @@ void Lowerer::block(const PolicySection &info, const std::vector<const Block *> 
                          "dsl-syntax");
     }
     table(info.name, settings);
-    if (!broker) return;
+    if (!broker)
+        return;
     for (const Block *block : blocks)
-        for (const Capability &c : block->capabilities) capability(c);
+        for (const Capability &c : block->capabilities)
+            capability(c);
 }
 
 // The settings of one table gathered into slots, then written slot by slot.
-void Lowerer::table(std::string_view section, const std::vector<const Setting *> &settings) {
+void Lowerer::table(std::string_view section, const std::vector<const Setting *> &settings)
+{
     std::vector<Slot> slots;
     std::map<std::string_view, size_t> index;
     for (const Setting *setting : settings) {
         const auto [at, inserted] = index.emplace(setting->key.text, slots.size());
-        if (inserted) slots.push_back({find_policy_key(section, setting->key.text), {}});
+        if (inserted)
+            slots.push_back({find_policy_key(section, setting->key.text), {}});
         slots[at->second].statements.push_back(setting);
     }
-    for (const Slot &s : slots) slot(s);
+    for (const Slot &s : slots)
+        slot(s);
 }
 
-void Lowerer::capability(const Capability &capability) {
+void Lowerer::capability(const Capability &capability)
+{
     out_.mark(capability.pos);
     out_.put("[[broker.capability]]");
     out_.end_line();
@@ -234,7 +258,8 @@ void Lowerer::capability(const Capability &capability) {
     table("broker.capability", settings);
 }
 
-void Lowerer::slot(const Slot &slot) {
+void Lowerer::slot(const Slot &slot)
+{
     const KeyShape shape = slot.info == nullptr ? KeyShape::Scalar : slot.info->shape;
     switch (shape) {
     case KeyShape::List: list(slot); break;
@@ -244,7 +269,8 @@ void Lowerer::slot(const Slot &slot) {
 }
 
 // `KEY = [` one line per entry of every statement `]`.
-void Lowerer::list(const Slot &slot) {
+void Lowerer::list(const Slot &slot)
+{
     const Name &key = slot.statements.front()->key;
     std::vector<Item> items;
     for (const Setting *setting : slot.statements) {
@@ -266,7 +292,8 @@ void Lowerer::list(const Slot &slot) {
 }
 
 // `KEY."NAME" = VALUE` for each entry of every statement; a NAME once.
-void Lowerer::entries_table(const Slot &slot) {
+void Lowerer::entries_table(const Slot &slot)
+{
     const Name &key = slot.statements.front()->key;
     std::map<std::string, SourcePos> seen;
     bool any = false;
@@ -287,7 +314,8 @@ void Lowerer::entries_table(const Slot &slot) {
                              "duplicate-setting");
                 continue;
             }
-            if (!valid(entry.value)) continue;
+            if (!valid(entry.value))
+                continue;
             any = true;
             out_.mark(setting->key.pos);
             out_.put(key.text + ".");
@@ -297,7 +325,8 @@ void Lowerer::entries_table(const Slot &slot) {
             out_.end_line();
         }
     }
-    if (any) return;
+    if (any)
+        return;
     out_.mark(key.pos);
     out_.put(key.text + " = {}");
     out_.end_line();
@@ -305,7 +334,8 @@ void Lowerer::entries_table(const Slot &slot) {
 
 // `KEY = VALUE` from the first statement; no entry is `[]`, several are an array (the table
 // readers then say which type the key takes).
-void Lowerer::one_value(const Slot &slot) {
+void Lowerer::one_value(const Slot &slot)
+{
     const Setting &first = *slot.statements.front();
     for (size_t i = 1; i < slot.statements.size(); ++i)
         diags_.error(slot.statements[i]->key.pos,
@@ -313,7 +343,8 @@ void Lowerer::one_value(const Slot &slot) {
                          "; a key that takes one value is set once in the whole policy (lists append, tables merge)",
                      "duplicate-setting");
     const std::vector<Item> items = expand(slot, first);
-    if (items.empty() && !first.entries.empty()) return;  // every entry had an error (reported)
+    if (items.empty() && !first.entries.empty())
+        return;  // every entry had an error (reported)
     const bool path = slot.info != nullptr && slot.info->role == KeyRole::Path;
     out_.mark(first.key.pos);
     out_.put(first.key.text + " = ");
@@ -327,7 +358,8 @@ void Lowerer::one_value(const Slot &slot) {
 
 // After `KEY = `: `[` (mapped to the first item, or to the key when there is none), one line
 // per item, and `]` (mapped to the key).
-void Lowerer::array(const Name &key, const std::vector<Item> &items, bool path) {
+void Lowerer::array(const Name &key, const std::vector<Item> &items, bool path)
+{
     out_.mark(items.empty() ? key.pos : items.front().value->pos);
     out_.put("[");
     out_.end_line();
@@ -343,26 +375,30 @@ void Lowerer::array(const Name &key, const std::vector<Item> &items, bool path) 
 
 // Whether group `group` may stand in `slot`'s key: its kind of value, or a key the DSL does
 // not know (the table readers report the key itself).
-bool Lowerer::group_fits(const Slot &slot, const Group &group, const Value &ref) {
-    if (slot.info == nullptr) return true;
+bool Lowerer::group_fits(const Slot &slot, const Group &group, const Value &ref)
+{
+    if (slot.info == nullptr)
+        return true;
     if ((group.paths && slot.info->role == KeyRole::Path) || (!group.paths && slot.info->role == KeyRole::Domain))
         return true;
     const std::string key(slot.info->name);
     diags_.error(ref.pos,
-                 "'@" + ref.text + "' is a " + (group.paths ? "paths" : "domains") + " group (" + position_text(group.name.pos) +
-                     "); " + quoted(key) +
-                     (slot.info->role == KeyRole::None ? " takes no group"
-                                                    : std::string(" takes ") +
-                                                          (slot.info->role == KeyRole::Path ? "paths" : "domains")),
+                 "'@" + ref.text + "' is a " + (group.paths ? "paths" : "domains") + " group (" +
+                     position_text(group.name.pos) + "); " + quoted(key) +
+                     (slot.info->role == KeyRole::None
+                          ? " takes no group"
+                          : std::string(" takes ") + (slot.info->role == KeyRole::Path ? "paths" : "domains")),
                  "group-kind");
     return false;
 }
 
-std::vector<Item> Lowerer::expand(const Slot &slot, const Setting &setting) {
+std::vector<Item> Lowerer::expand(const Slot &slot, const Setting &setting)
+{
     std::vector<Item> items;
     for (const Entry &entry : setting.entries) {
         if (entry.name || entry.value.kind != Value::Kind::GroupRef) {
-            if (valid(entry.value)) items.push_back({entry.name ? &*entry.name : nullptr, &entry.value});
+            if (valid(entry.value))
+                items.push_back({entry.name ? &*entry.name : nullptr, &entry.value});
             continue;
         }
         const Group *group = groups_.find(entry.value.text);
@@ -370,16 +406,20 @@ std::vector<Item> Lowerer::expand(const Slot &slot, const Setting &setting) {
             groups_.report_unknown(entry.value);
             continue;
         }
-        if (!group_fits(slot, *group, entry.value)) continue;
+        if (!group_fits(slot, *group, entry.value))
+            continue;
         const std::optional<std::vector<const Value *>> &expansion = groups_.expansion(*group);
-        if (!expansion) continue;  // reported with the group
-        for (const Value *v : *expansion) items.push_back({nullptr, v});
+        if (!expansion)
+            continue;  // reported with the group
+        for (const Value *v : *expansion)
+            items.push_back({nullptr, v});
     }
     return items;
 }
 
 // A list element or a key's one value: a plain value, or `{ "NAME" = VALUE }` for NAME = VALUE.
-void Lowerer::item(const Item &item, bool path) {
+void Lowerer::item(const Item &item, bool path)
+{
     if (item.name == nullptr) {
         value(*item.value, path);
         return;
@@ -393,8 +433,10 @@ void Lowerer::item(const Item &item, bool path) {
 }
 
 // A relative path written in an included file, as the policy file's directory sees it.
-std::string Lowerer::path_text(const Value &value, const std::string &text) const {
-    if (text.empty() || text.front() == '/' || text.front() == '~') return text;
+std::string Lowerer::path_text(const Value &value, const std::string &text) const
+{
+    if (text.empty() || text.front() == '/' || text.front() == '~')
+        return text;
     return program_.files[value.file].prefix + text;
 }
 
@@ -402,17 +444,20 @@ std::string Lowerer::path_text(const Value &value, const std::string &text) cons
 // map, as a NAME = VALUE entry's value, as the version), an integer beyond 64 bits, a map entry
 // named twice. The caller then leaves the whole value out, so the table readers do not
 // report a consequence of it (an empty path, a missing entry) as a second error.
-bool Lowerer::valid(const Value &value) {
+bool Lowerer::valid(const Value &value)
+{
     switch (value.kind) {
     case Value::Kind::GroupRef:
         diags_.error(value.pos,
-                     "'@" + value.text + "' cannot stand here: a group stands for entries of a list, such as "
-                                         "read_denies @secrets or allow_domains @registries",
+                     "'@" + value.text +
+                         "' cannot stand here: a group stands for entries of a list, such as "
+                         "read_denies @secrets or allow_domains @registries",
                      "group-kind");
         return false;
     case Value::Kind::Integer: {
         const std::optional<IntegerValue> n = parse_integer(value.text);
-        if (n && n->magnitude <= (n->negative ? uint64_t{1} << 63 : uint64_t{INT64_MAX})) return true;
+        if (n && n->magnitude <= (n->negative ? uint64_t{1} << 63 : uint64_t{INT64_MAX}))
+            return true;
         diags_.error(value.pos, quoted(value.text) + " does not fit in a 64-bit integer", "invalid-value");
         return false;
     }
@@ -436,7 +481,8 @@ bool Lowerer::valid(const Value &value) {
     }
 }
 
-void Lowerer::value(const Value &value, bool path) {
+void Lowerer::value(const Value &value, bool path)
+{
     switch (value.kind) {
     case Value::Kind::String:
     case Value::Kind::Word:
@@ -472,12 +518,14 @@ void Lowerer::value(const Value &value, bool path) {
 
 // `{ "NAME" = VALUE, ... }` on one line (valid(): each NAME once); in a path key, the entry
 // `path` is a path.
-void Lowerer::map(const Value &map, bool path) {
+void Lowerer::map(const Value &map, bool path)
+{
     out_.mark(map.pos);
     out_.put(map.map.empty() ? "{" : "{ ");
     for (size_t i = 0; i < map.map.size(); ++i) {
         const MapEntry &entry = map.map[i];
-        if (i > 0) out_.put(", ");
+        if (i > 0)
+            out_.put(", ");
         out_.mark(entry.name.pos, !entry.name.quoted);
         out_.put(toml_string(entry.name.text) + " = ");
         value(entry.value, path && entry.name.text == "path");
@@ -489,7 +537,8 @@ void Lowerer::map(const Value &map, bool path) {
 
 // A TOML basic string for toml++ to read back: a tab stays (TOML allows it) and other control
 // bytes are \uXXXX; print_policy's tart_string differs as it writes what the .tart lexer reads.
-std::string toml_string(const std::string &text) {
+std::string toml_string(const std::string &text)
+{
     std::string out = "\"";
     for (const char c : text) {
         const auto byte = static_cast<unsigned char>(c);
@@ -509,7 +558,8 @@ std::string toml_string(const std::string &text) {
 
 LoweredDocument lower_settings(const Program &program, const Groups &groups, const std::string &document_path,
                                const std::optional<RootVersion> &toml_root_version, bool root_is_tart,
-                               Diagnostics &diags) {
+                               Diagnostics &diags)
+{
     LoweredDocument out{"", PositionMap(document_path)};
     Lowerer lowerer(program, groups, out.map, diags);
     lowerer.versions(root_is_tart, toml_root_version);

@@ -23,27 +23,33 @@ using P = TartParser;
 
 // The length of the UTF-8 sequence starting at text[i], or 0 when it is not a valid one
 // (overlong forms, surrogates and code points above U+10FFFF are not).
-size_t utf8_length(const std::string &text, size_t i) {
+size_t utf8_length(const std::string &text, size_t i)
+{
     const auto byte = [&](size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u; };
     const unsigned lead = byte(i);
-    if (lead < 0x80) return 1;
+    if (lead < 0x80)
+        return 1;
     const auto continuation = [&](size_t k) { return (byte(k) & 0xC0) == 0x80; };
-    if (lead >= 0xC2 && lead <= 0xDF) return continuation(i + 1) ? 2 : 0;
+    if (lead >= 0xC2 && lead <= 0xDF)
+        return continuation(i + 1) ? 2 : 0;
     if (lead >= 0xE0 && lead <= 0xEF) {
         const unsigned second = byte(i + 1);
-        if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second > 0x9F)) return 0;
+        if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second > 0x9F))
+            return 0;
         return continuation(i + 1) && continuation(i + 2) ? 3 : 0;
     }
     if (lead >= 0xF0 && lead <= 0xF4) {
         const unsigned second = byte(i + 1);
-        if ((lead == 0xF0 && second < 0x90) || (lead == 0xF4 && second > 0x8F)) return 0;
+        if ((lead == 0xF0 && second < 0x90) || (lead == 0xF4 && second > 0x8F))
+            return 0;
         return continuation(i + 1) && continuation(i + 2) && continuation(i + 3) ? 4 : 0;
     }
     return 0;
 }
 
 // Reports the first byte that is not UTF-8; false then.
-bool check_utf8(const std::string &text, const std::string &display, Diagnostics &diags) {
+bool check_utf8(const std::string &text, const std::string &display, Diagnostics &diags)
+{
     uint32_t line = 1, col = 1;
     for (size_t i = 0; i < text.size();) {
         const size_t length = utf8_length(text, i);
@@ -71,19 +77,16 @@ bool check_utf8(const std::string &text, const std::string &display, Diagnostics
 // stops at that error, so a megabyte of stray bytes costs one token and one diagnostic,
 // not a million of each (like a syntax error, what follows the first is rarely news).
 // The stream is rewound for the parser.
-bool check_tokens(antlr4::CommonTokenStream &tokens, const std::string &display, Diagnostics &diags) {
+bool check_tokens(antlr4::CommonTokenStream &tokens, const std::string &display, Diagnostics &diags)
+{
     size_t depth = 0;
     for (antlr4::Token *token = tokens.LT(1); token->getType() != antlr4::Token::EOF;
          tokens.consume(), token = tokens.LT(1)) {
         const SourcePos at{display, static_cast<uint32_t>(token->getLine()),
                            static_cast<uint32_t>(token->getCharPositionInLine() + 1)};
         switch (token->getType()) {
-        case P::BAD_CHAR:
-            diags.error(at, "unexpected character " + describe_token(token), "dsl-syntax");
-            return false;
-        case P::BAD_STRING:
-            diags.error(at, "this string has no closing '\"' on its line", "dsl-syntax");
-            return false;
+        case P::BAD_CHAR: diags.error(at, "unexpected character " + describe_token(token), "dsl-syntax"); return false;
+        case P::BAD_STRING: diags.error(at, "this string has no closing '\"' on its line", "dsl-syntax"); return false;
         case P::LBRACE:
         case P::LBRACKET:
             if (++depth > kMaxNesting) {
@@ -93,7 +96,8 @@ bool check_tokens(antlr4::CommonTokenStream &tokens, const std::string &display,
             break;
         case P::RBRACE:
         case P::RBRACKET:
-            if (depth > 0) --depth;
+            if (depth > 0)
+                --depth;
             break;
         default: break;
         }
@@ -106,13 +110,15 @@ bool check_tokens(antlr4::CommonTokenStream &tokens, const std::string &display,
 class Builder {
 public:
     Builder(const std::string &display, size_t file_index, Diagnostics &diags)
-        : display_(display), file_index_(file_index), diags_(diags) {}
+        : display_(display), file_index_(file_index), diags_(diags)
+    {}
 
     File file(P::PolicyContext *policy);
     bool ok() const { return ok_; }
 
 private:
-    SourcePos at(const antlr4::Token *token) const {
+    SourcePos at(const antlr4::Token *token) const
+    {
         return {display_, static_cast<uint32_t>(token->getLine()),
                 static_cast<uint32_t>(token->getCharPositionInLine() + 1)};
     }
@@ -138,27 +144,34 @@ private:
     bool ok_ = true;
 };
 
-File Builder::file(P::PolicyContext *policy) {
+File Builder::file(P::PolicyContext *policy)
+{
     File out;
-    for (P::StatementContext *statement : policy->statement()) out.statements.push_back(this->statement(statement));
+    for (P::StatementContext *statement : policy->statement())
+        out.statements.push_back(this->statement(statement));
     return out;
 }
 
-Statement Builder::statement(P::StatementContext *statement) {
+Statement Builder::statement(P::StatementContext *statement)
+{
     if (P::VersionStmtContext *version = statement->versionStmt())
         return Version{at(version->getStart()), value(version->value())};
     if (P::IncludeStmtContext *include = statement->includeStmt()) {
         antlr4::tree::TerminalNode *path = include->STRING();
         return Include{at(include->getStart()), Name{string_of(path), at(path->getSymbol()), true}};
     }
-    if (P::GroupDefContext *group = statement->groupDef()) return this->group(group);
-    if (P::SyscallsBlockContext *syscalls = statement->syscallsBlock()) return this->syscalls(syscalls);
+    if (P::GroupDefContext *group = statement->groupDef())
+        return this->group(group);
+    if (P::SyscallsBlockContext *syscalls = statement->syscallsBlock())
+        return this->syscalls(syscalls);
     return block(statement->block());
 }
 
-std::string Builder::string_of(antlr4::tree::TerminalNode *string) {
+std::string Builder::string_of(antlr4::tree::TerminalNode *string)
+{
     const std::string text = string->getText();
-    std::optional<std::string> decoded = decode_string(text.substr(1, text.size() - 2), at(string->getSymbol()), diags_);
+    std::optional<std::string> decoded =
+        decode_string(text.substr(1, text.size() - 2), at(string->getSymbol()), diags_);
     if (!decoded) {
         ok_ = false;
         return {};
@@ -166,13 +179,16 @@ std::string Builder::string_of(antlr4::tree::TerminalNode *string) {
     return *decoded;
 }
 
-Name Builder::name(P::NameContext *name) {
-    if (P::WordContext *w = name->word()) return word(w);
+Name Builder::name(P::NameContext *name)
+{
+    if (P::WordContext *w = name->word())
+        return word(w);
     antlr4::tree::TerminalNode *string = name->STRING();
     return {string_of(string), at(string->getSymbol()), true};
 }
 
-Value Builder::typed_path(P::TypedPathContext *typed) {
+Value Builder::typed_path(P::TypedPathContext *typed)
+{
     Value out;
     out.kind = Value::Kind::TypedPath;
     out.pos = at(typed->getStart());
@@ -183,7 +199,8 @@ Value Builder::typed_path(P::TypedPathContext *typed) {
     return out;
 }
 
-Value Builder::value(P::ValueContext *value) {
+Value Builder::value(P::ValueContext *value)
+{
     Value out;
     out.pos = at(value->getStart());
     out.file = file_index_;
@@ -212,8 +229,10 @@ Value Builder::value(P::ValueContext *value) {
     return out;
 }
 
-Value Builder::group_item(P::GroupItemContext *item) {
-    if (P::TypedPathContext *typed = item->typedPath()) return typed_path(typed);
+Value Builder::group_item(P::GroupItemContext *item)
+{
+    if (P::TypedPathContext *typed = item->typedPath())
+        return typed_path(typed);
     Value out;
     out.pos = at(item->getStart());
     out.file = file_index_;
@@ -227,23 +246,28 @@ Value Builder::group_item(P::GroupItemContext *item) {
     return out;
 }
 
-Group Builder::group(P::GroupDefContext *group) {
+Group Builder::group(P::GroupDefContext *group)
+{
     Group out{at(group->getStart()), group->kind->getType() == P::KW_PATHS, word(group->word()), {}};
-    for (P::GroupItemContext *item : group->groupItem()) out.items.push_back(group_item(item));
+    for (P::GroupItemContext *item : group->groupItem())
+        out.items.push_back(group_item(item));
     return out;
 }
 
-Setting Builder::setting(P::SettingContext *setting) {
+Setting Builder::setting(P::SettingContext *setting)
+{
     Setting out{word(setting->word()), {}};
     for (P::EntryContext *entry : setting->entry()) {
         std::optional<Name> entry_name;
-        if (P::NameContext *n = entry->name()) entry_name = name(n);
+        if (P::NameContext *n = entry->name())
+            entry_name = name(n);
         out.entries.push_back({std::move(entry_name), value(entry->value())});
     }
     return out;
 }
 
-Block Builder::block(P::BlockContext *block) {
+Block Builder::block(P::BlockContext *block)
+{
     Block out;
     out.name = {block->WORD()->getText(), at(block->WORD()->getSymbol()), false};
     for (antlr4::tree::ParseTree *child : block->children) {
@@ -251,32 +275,40 @@ Block Builder::block(P::BlockContext *block) {
             out.settings.push_back(setting(s));
         } else if (auto *c = dynamic_cast<P::CapabilityBlockContext *>(child)) {
             Capability capability{at(c->getStart()), name(c->name()), {}};
-            for (P::SettingContext *s2 : c->setting()) capability.settings.push_back(setting(s2));
+            for (P::SettingContext *s2 : c->setting())
+                capability.settings.push_back(setting(s2));
             out.capabilities.push_back(std::move(capability));
         }
     }
     return out;
 }
 
-SyscallsBlock Builder::syscalls(P::SyscallsBlockContext *syscalls) {
+SyscallsBlock Builder::syscalls(P::SyscallsBlockContext *syscalls)
+{
     SyscallsBlock out{at(syscalls->getStart()), {}};
-    for (P::DenyRuleContext *rule : syscalls->denyRule()) out.rules.push_back(deny(rule));
+    for (P::DenyRuleContext *rule : syscalls->denyRule())
+        out.rules.push_back(deny(rule));
     return out;
 }
 
-DenyRule Builder::deny(P::DenyRuleContext *rule) {
+DenyRule Builder::deny(P::DenyRuleContext *rule)
+{
     DenyRule out;
     out.pos = at(rule->getStart());
     out.name = word(rule->word());
-    for (P::ConditionContext *c : rule->condition()) out.when.push_back(condition(c));
+    for (P::ConditionContext *c : rule->condition())
+        out.when.push_back(condition(c));
     if (P::ActionContext *action = rule->action()) {
-        if (P::AtomContext *err = action->atom()) out.err = atom(err);
-        else out.kill = true;
+        if (P::AtomContext *err = action->atom())
+            out.err = atom(err);
+        else
+            out.kill = true;
     }
     return out;
 }
 
-Condition Builder::condition(P::ConditionContext *condition) {
+Condition Builder::condition(P::ConditionContext *condition)
+{
     Condition out;
     if (auto *compare = dynamic_cast<P::CompareConditionContext *>(condition)) {
         out.arg = word(compare->word());
@@ -285,7 +317,8 @@ Condition Builder::condition(P::ConditionContext *condition) {
     } else if (auto *set = dynamic_cast<P::SetConditionContext *>(condition)) {
         out.arg = word(set->word());
         out.op = set->negated != nullptr ? Condition::Op::NotIn : Condition::Op::In;
-        for (P::ExprContext *e : set->expr()) out.values.push_back(expr(e));
+        for (P::ExprContext *e : set->expr())
+            out.values.push_back(expr(e));
     } else {
         auto *mask = dynamic_cast<P::MaskConditionContext *>(condition);
         out.arg = word(mask->word());
@@ -299,34 +332,42 @@ Condition Builder::condition(P::ConditionContext *condition) {
     return out;
 }
 
-Expr Builder::expr(P::ExprContext *expr) const {
+Expr Builder::expr(P::ExprContext *expr) const
+{
     Expr out;
-    for (P::AtomContext *a : expr->atom()) out.atoms.push_back(atom(a));
+    for (P::AtomContext *a : expr->atom())
+        out.atoms.push_back(atom(a));
     return out;
 }
 
-Atom Builder::atom(P::AtomContext *atom) const {
+Atom Builder::atom(P::AtomContext *atom) const
+{
     return {atom->INTEGER() != nullptr, atom->getText(), at(atom->getStart())};
 }
 
 // The hexadecimal digits of a \u or \U escape at content[i..], as a Unicode scalar value.
-std::optional<uint32_t> escape_code_point(const std::string &content, size_t i, size_t digits) {
-    if (i + digits > content.size()) return std::nullopt;
+std::optional<uint32_t> escape_code_point(const std::string &content, size_t i, size_t digits)
+{
+    if (i + digits > content.size())
+        return std::nullopt;
     uint32_t code = 0;
     for (size_t k = i; k < i + digits; ++k) {
         const char c = content[k];
-        const int digit = c >= '0' && c <= '9'   ? c - '0'
-                          : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                          : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                                 : -1;
-        if (digit < 0) return std::nullopt;
+        const int digit = c >= '0' && c <= '9' ? c - '0'
+            : c >= 'a' && c <= 'f'             ? c - 'a' + 10
+            : c >= 'A' && c <= 'F'             ? c - 'A' + 10
+                                               : -1;
+        if (digit < 0)
+            return std::nullopt;
         code = code * 16 + static_cast<uint32_t>(digit);
     }
-    if (code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return std::nullopt;
+    if (code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF))
+        return std::nullopt;
     return code;
 }
 
-void append_utf8(std::string &out, uint32_t code) {
+void append_utf8(std::string &out, uint32_t code)
+{
     if (code < 0x80) {
         out += static_cast<char>(code);
     } else if (code < 0x800) {
@@ -346,7 +387,8 @@ void append_utf8(std::string &out, uint32_t code) {
 
 }  // namespace
 
-std::optional<std::string> decode_string(const std::string &content, const SourcePos &at, Diagnostics &diags) {
+std::optional<std::string> decode_string(const std::string &content, const SourcePos &at, Diagnostics &diags)
+{
     std::string out;
     uint32_t col = at.col + 1;  // of content[i]
     for (size_t i = 0; i < content.size(); ++col) {
@@ -380,11 +422,11 @@ std::optional<std::string> decode_string(const std::string &content, const Sourc
         if (!code) {
             diags.error(here,
                         digits == 0 ? "invalid escape '\\" + printable(std::string(1, kind)) +
-                                          "' in a string: the escapes are \\\" \\\\ \\b \\t \\n \\f \\r \\uXXXX "
-                                          "\\UXXXXXXXX"
+                                "' in a string: the escapes are \\\" \\\\ \\b \\t \\n \\f \\r \\uXXXX "
+                                "\\UXXXXXXXX"
                                     : std::string("invalid escape in a string: \\") + kind + " takes " +
-                                          std::to_string(digits) +
-                                          " hexadecimal digits naming a Unicode character (a backslash is \\\\)",
+                                std::to_string(digits) +
+                                " hexadecimal digits naming a Unicode character (a backslash is \\\\)",
                         "dsl-syntax");
             return std::nullopt;
         }
@@ -395,7 +437,8 @@ std::optional<std::string> decode_string(const std::string &content, const Sourc
     return out;
 }
 
-std::optional<IntegerValue> parse_integer(const std::string &text) {
+std::optional<IntegerValue> parse_integer(const std::string &text)
+{
     IntegerValue out;
     size_t i = 0;
     if (i < text.size() && text[i] == '-') {
@@ -407,23 +450,28 @@ std::optional<IntegerValue> parse_integer(const std::string &text) {
         base = 16;
         i += 2;
     }
-    if (i >= text.size()) return std::nullopt;
+    if (i >= text.size())
+        return std::nullopt;
     for (; i < text.size(); ++i) {
         const char c = text[i];
         const unsigned digit = c >= '0' && c <= '9' ? static_cast<unsigned>(c - '0')
-                               : c >= 'a' && c <= 'f' ? static_cast<unsigned>(c - 'a' + 10)
-                               : c >= 'A' && c <= 'F' ? static_cast<unsigned>(c - 'A' + 10)
-                                                      : base;
-        if (digit >= base) return std::nullopt;
-        if (out.magnitude > (UINT64_MAX - digit) / base) return std::nullopt;
+            : c >= 'a' && c <= 'f'                  ? static_cast<unsigned>(c - 'a' + 10)
+            : c >= 'A' && c <= 'F'                  ? static_cast<unsigned>(c - 'A' + 10)
+                                                    : base;
+        if (digit >= base)
+            return std::nullopt;
+        if (out.magnitude > (UINT64_MAX - digit) / base)
+            return std::nullopt;
         out.magnitude = out.magnitude * base + digit;
     }
     return out;
 }
 
 std::optional<File> parse_tart_file(const std::string &text, const std::string &display, size_t file_index,
-                                    Diagnostics &diags) {
-    if (!check_utf8(text, display, diags)) return std::nullopt;
+                                    Diagnostics &diags)
+{
+    if (!check_utf8(text, display, diags))
+        return std::nullopt;
     try {
         antlr4::ANTLRInputStream input(text);
         TartLexer lexer(&input);
@@ -431,15 +479,18 @@ std::optional<File> parse_tart_file(const std::string &text, const std::string &
         lexer.removeErrorListeners();
         lexer.addErrorListener(&listener);
         antlr4::CommonTokenStream tokens(&lexer);
-        if (!check_tokens(tokens, display, diags) || listener.errors() > 0) return std::nullopt;
+        if (!check_tokens(tokens, display, diags) || listener.errors() > 0)
+            return std::nullopt;
         TartParser parser(&tokens);
         parser.removeErrorListeners();
         parser.addErrorListener(&listener);
         P::PolicyContext *tree = parser.policy();
-        if (listener.errors() > 0) return std::nullopt;
+        if (listener.errors() > 0)
+            return std::nullopt;
         Builder builder(display, file_index, diags);
         File file = builder.file(tree);
-        if (!builder.ok()) return std::nullopt;
+        if (!builder.ok())
+            return std::nullopt;
         return file;
     } catch (const std::exception &e) {
         // The runtime throws on its own internal errors only; report rather than crash.

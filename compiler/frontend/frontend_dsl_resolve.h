@@ -72,7 +72,7 @@ private:
     Diagnostics &diags_;
     std::optional<std::string> home_;
     Program program_;
-    std::vector<size_t> reading_;                  // the files being read, outermost first
+    std::vector<size_t> reading_;                   // the files being read, outermost first
     std::map<std::string, SourcePos> included_at_;  // absolute path → its include statement
     bool ok_ = true;
 };
@@ -100,7 +100,7 @@ private:
     const std::vector<Group> &groups_;
     Diagnostics &diags_;
     std::map<std::string, size_t, std::less<>> by_name_;  // first definition of each name
-    std::vector<int> state_;  // 0 unvisited, 1 being expanded, 2 done
+    std::vector<int> state_;                              // 0 unvisited, 1 being expanded, 2 done
     std::vector<std::optional<std::vector<const Value *>>> expansions_;
     std::vector<bool> failed_;
 };

@@ -17,16 +17,20 @@ namespace tartaros::dsl {
 
 namespace {
 
-std::string with_suggestion(std::string message, const std::string &word, const std::vector<std::string> &known) {
+std::string with_suggestion(std::string message, const std::string &word, const std::vector<std::string> &known)
+{
     const std::string suggestion = closest_match(word, known);
-    if (!suggestion.empty()) message += "; did you mean " + quoted(suggestion) + "?";
+    if (!suggestion.empty())
+        message += "; did you mean " + quoted(suggestion) + "?";
     return message;
 }
 
-const std::vector<std::string> &syscall_names() {
+const std::vector<std::string> &syscall_names()
+{
     static const std::vector<std::string> names = [] {
         std::vector<std::string> out;
-        for (const seccomp::SyscallEntry &entry : seccomp::syscall_table()) out.emplace_back(entry.name);
+        for (const seccomp::SyscallEntry &entry : seccomp::syscall_table())
+            out.emplace_back(entry.name);
         return out;
     }();
     return names;
@@ -48,12 +52,13 @@ private:
     Diagnostics &diags_;
 };
 
-std::optional<uint32_t> RuleLowerer::atom(const Atom &atom) {
+std::optional<uint32_t> RuleLowerer::atom(const Atom &atom)
+{
     if (!atom.integer) {
         const std::optional<uint32_t> value = syscall_constant(atom.text);
         if (!value)
-            diags_.error(atom.pos, with_suggestion("unknown constant " + quoted(atom.text), atom.text,
-                                                   syscall_constant_names()),
+            diags_.error(atom.pos,
+                         with_suggestion("unknown constant " + quoted(atom.text), atom.text, syscall_constant_names()),
                          "unknown-constant");
         return value;
     }
@@ -61,8 +66,9 @@ std::optional<uint32_t> RuleLowerer::atom(const Atom &atom) {
     const bool fits = n && (n->negative ? n->magnitude <= (uint64_t{1} << 31) : n->magnitude <= UINT32_MAX);
     if (!fits) {
         diags_.error(atom.pos,
-                     quoted(atom.text) + " is outside -2147483648..4294967295: a condition tests the low 32 bits "
-                                         "of an argument",
+                     quoted(atom.text) +
+                         " is outside -2147483648..4294967295: a condition tests the low 32 bits "
+                         "of an argument",
                      "syscall-condition");
         return std::nullopt;
     }
@@ -70,19 +76,23 @@ std::optional<uint32_t> RuleLowerer::atom(const Atom &atom) {
 }
 
 // ATOM | ATOM ...: the bits of all of them.
-std::optional<uint32_t> RuleLowerer::expr(const Expr &expr) {
+std::optional<uint32_t> RuleLowerer::expr(const Expr &expr)
+{
     uint32_t value = 0;
     bool ok = true;
     for (const Atom &a : expr.atoms) {
         const std::optional<uint32_t> bits = atom(a);
-        if (bits) value |= *bits;
+        if (bits)
+            value |= *bits;
         ok = ok && bits;
     }
-    if (!ok) return std::nullopt;
+    if (!ok)
+        return std::nullopt;
     return value;
 }
 
-std::optional<uint8_t> RuleLowerer::argument(const Name &arg) {
+std::optional<uint8_t> RuleLowerer::argument(const Name &arg)
+{
     const std::string &text = arg.text;
     if (text.size() == 4 && text.starts_with("arg") && text[3] >= '0' && text[3] <= '5')
         return static_cast<uint8_t>(text[3] - '0');
@@ -91,7 +101,8 @@ std::optional<uint8_t> RuleLowerer::argument(const Name &arg) {
     return std::nullopt;
 }
 
-std::optional<SyscallCondition> RuleLowerer::condition(const Condition &condition) {
+std::optional<SyscallCondition> RuleLowerer::condition(const Condition &condition)
+{
     using Op = Condition::Op;
     using Kind = SyscallCondition::Kind;
     SyscallCondition out;
@@ -101,7 +112,8 @@ std::optional<SyscallCondition> RuleLowerer::condition(const Condition &conditio
     out.arg = arg.value_or(0);
     for (const Expr &e : condition.values) {
         const std::optional<uint32_t> value = expr(e);
-        if (value) out.values.push_back(*value);
+        if (value)
+            out.values.push_back(*value);
         ok = ok && value;
     }
     std::optional<uint32_t> compared = 0;
@@ -115,7 +127,8 @@ std::optional<SyscallCondition> RuleLowerer::condition(const Condition &conditio
         }
         ok = ok && compared;
     }
-    if (!ok) return std::nullopt;
+    if (!ok)
+        return std::nullopt;
     switch (condition.op) {
     case Op::Equal:
     case Op::In: out.kind = Kind::In; break;
@@ -135,9 +148,11 @@ std::optional<SyscallCondition> RuleLowerer::condition(const Condition &conditio
 }
 
 // `errno E` or `kill`; EPERM when the rule says neither.
-bool RuleLowerer::action(const DenyRule &rule, SyscallDenyRule &out) {
+bool RuleLowerer::action(const DenyRule &rule, SyscallDenyRule &out)
+{
     out.kill = rule.kill;
-    if (!rule.err) return true;
+    if (!rule.err)
+        return true;
     const Atom &err = *rule.err;
     if (!err.integer) {
         const std::optional<uint16_t> number = errno_number(err.text);
@@ -158,17 +173,18 @@ bool RuleLowerer::action(const DenyRule &rule, SyscallDenyRule &out) {
     return true;
 }
 
-std::optional<SyscallDenyRule> RuleLowerer::rule(const DenyRule &rule) {
+std::optional<SyscallDenyRule> RuleLowerer::rule(const DenyRule &rule)
+{
     SyscallDenyRule out;
     out.pos = rule.pos;
     out.name = {rule.name.text, rule.name.pos};
     const std::optional<uint32_t> nr = seccomp::syscall_number(rule.name.text);
     bool ok = nr.has_value();
     if (!nr)
-        diags_.error(rule.name.pos,
-                     with_suggestion("unknown syscall " + quoted(rule.name.text) + " (x86_64)", rule.name.text,
-                                     syscall_names()),
-                     "unknown-syscall");
+        diags_.error(
+            rule.name.pos,
+            with_suggestion("unknown syscall " + quoted(rule.name.text) + " (x86_64)", rule.name.text, syscall_names()),
+            "unknown-syscall");
     out.nr = nr.value_or(0);
     std::vector<const SourcePos *> first_on(6, nullptr);
     for (const Condition &c : rule.when) {
@@ -190,7 +206,8 @@ std::optional<SyscallDenyRule> RuleLowerer::rule(const DenyRule &rule) {
         out.when.push_back(std::move(*condition));
     }
     ok = action(rule, out) && ok;
-    if (!ok) return std::nullopt;
+    if (!ok)
+        return std::nullopt;
     std::stable_sort(out.when.begin(), out.when.end(),
                      [](const SyscallCondition &a, const SyscallCondition &b) { return a.arg < b.arg; });
     return out;
@@ -198,7 +215,8 @@ std::optional<SyscallDenyRule> RuleLowerer::rule(const DenyRule &rule) {
 
 }  // namespace
 
-std::vector<SyscallDenyRule> lower_syscall_rules(const std::vector<SyscallsBlock> &blocks, Diagnostics &diags) {
+std::vector<SyscallDenyRule> lower_syscall_rules(const std::vector<SyscallsBlock> &blocks, Diagnostics &diags)
+{
     std::vector<SyscallDenyRule> rules;
     RuleLowerer lowerer(diags);
     size_t count = 0;
@@ -210,7 +228,8 @@ std::vector<SyscallDenyRule> lower_syscall_rules(const std::vector<SyscallsBlock
                                 " syscall rules: the seccomp filter must stay within the kernel's 4096 instructions",
                             "syscall-rule-count");
             std::optional<SyscallDenyRule> lowered = lowerer.rule(rule);
-            if (lowered && count <= kMaxSyscallRules) rules.push_back(std::move(*lowered));
+            if (lowered && count <= kMaxSyscallRules)
+                rules.push_back(std::move(*lowered));
         }
     }
     return rules;

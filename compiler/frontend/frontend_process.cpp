@@ -73,7 +73,9 @@ void ProcessReader::read(const toml::table &table)
         {"memory_max", [&](const toml::key &, const toml::node &node) { read_memory_max(node); }},
         {"cpu_max", [&](const toml::key &, const toml::node &node) { read_cpu_max(node); }},
         {"timeout",
-         [&](const toml::key &, const toml::node &node) { read_timeout(node, "timeout", TP_MAX_TIMEOUT_MS, p_.timeout); }},
+         [&](const toml::key &, const toml::node &node) {
+             read_timeout(node, "timeout", TP_MAX_TIMEOUT_MS, p_.timeout);
+         }},
         {"timeout_grace",
          [&](const toml::key &, const toml::node &node) {
              read_timeout(node, "timeout_grace", TP_MAX_GRACE_MS, p_.timeout_grace);
@@ -210,7 +212,7 @@ void ProcessReader::read_timeout(const toml::node &node, std::string_view name, 
         error(node,
               quoted(name) + ": " + written(node) +
                   (*ms > max_ms ? " is above the maximum of \"" + units::format_duration_ms(max_ms) + "\""
-                   : grace      ? " leaves no time between SIGTERM and SIGKILL; write at least \"1ms\""
+                       : grace  ? " leaves no time between SIGTERM and SIGKILL; write at least \"1ms\""
                                 : " is no time at all; write a duration like \"30m\", or leave 'timeout' out for none"),
               "limit-range");
         return;
@@ -236,8 +238,9 @@ bool ProcessReader::known_resource(const toml::key &key)
         return true;
     const SourcePos at = r_.pos(key.source());
     if (key.str() == "rss") {
-        r_.diags().error(at, "'rss' in 'rlimits' has no effect on Linux (the kernel ignores RLIMIT_RSS); use "
-                             "[process] memory_max",
+        r_.diags().error(at,
+                         "'rss' in 'rlimits' has no effect on Linux (the kernel ignores RLIMIT_RSS); use "
+                         "[process] memory_max",
                          "unknown-key");
         return false;
     }
@@ -290,8 +293,9 @@ void ProcessReader::read_rlimit(const toml::key &key, const toml::node &node)
     if (!ok)
         return;
     if (!soft || !hard) {
-        error(node, label + " needs both soft and hard in a table; a single value (" + std::string(res.name) +
-                        " = ...) sets both",
+        error(node,
+              label + " needs both soft and hard in a table; a single value (" + std::string(res.name) +
+                  " = ...) sets both",
               "wrong-type");
         return;
     }
@@ -320,12 +324,11 @@ std::optional<uint64_t> ProcessReader::rlimit_value(const RlimitResource &res, c
     }
     if (const toml::value<std::string> *text = node.as_string())
         return rlimit_string(res, node, label, text->get());
-    const char *expected = res.unit == RlimitUnit::Bytes     ? "an integer of bytes, a size like \"8M\", \"unlimited\""
-                           : res.unit == RlimitUnit::Seconds ? "an integer of seconds, a duration like \"10m\", "
-                                                               "\"unlimited\""
-                           : res.unit == RlimitUnit::Microseconds
-                               ? "an integer of microseconds, a duration like \"500ms\", \"unlimited\""
-                               : "an integer, \"unlimited\"";
+    const char *expected = res.unit == RlimitUnit::Bytes ? "an integer of bytes, a size like \"8M\", \"unlimited\""
+        : res.unit == RlimitUnit::Seconds                ? "an integer of seconds, a duration like \"10m\", "
+                                                           "\"unlimited\""
+        : res.unit == RlimitUnit::Microseconds ? "an integer of microseconds, a duration like \"500ms\", \"unlimited\""
+                                               : "an integer, \"unlimited\"";
     error(node, label + " must be " + expected + " or { soft = ..., hard = ... }, not " + type_phrase(node.type()),
           "wrong-type");
     return std::nullopt;
@@ -363,8 +366,10 @@ std::optional<uint64_t> ProcessReader::rlimit_string(const RlimitResource &res, 
     if (res.unit == RlimitUnit::Microseconds)
         return us;
     if (*us % kUsPerSecond != 0) {
-        error(node, prefix + written(node) + " is not a whole number of seconds: the kernel counts CPU time limits in "
-                                             "seconds",
+        error(node,
+              prefix + written(node) +
+                  " is not a whole number of seconds: the kernel counts CPU time limits in "
+                  "seconds",
               "invalid-duration");
         return std::nullopt;
     }

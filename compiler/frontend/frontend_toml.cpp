@@ -23,16 +23,18 @@ namespace tartaros {
 
 namespace {
 
-std::string glob_field_refusal(std::string_view name, std::string_view instead) {
+std::string glob_field_refusal(std::string_view name, std::string_view instead)
+{
     return quoted(name) + " is not supported on Linux: TartarOS has no glob engine; list each path in " +
-           std::string(instead);
+        std::string(instead);
 }
 
 const std::string kUnixSocketPathsRefusal =
     "'allow_unix_socket_paths' is not supported on Linux: unix sockets can only be denied all at once, "
     "with 'deny_unix = true' in [network] or '--deny-unix'";
 
-bool comes_before(const SourcePos &a, const SourcePos &b) {
+bool comes_before(const SourcePos &a, const SourcePos &b)
+{
     return a.line != b.line ? a.line < b.line : a.col < b.col;
 }
 
@@ -40,7 +42,8 @@ class Reader : public TomlSchemaReader {
 public:
     Reader(std::string file, std::string base_dir, std::optional<std::string> home, Diagnostics &diags,
            const PositionMap *map)
-        : TomlSchemaReader(std::move(file), diags, map), base_dir_(std::move(base_dir)), home_(std::move(home)) {}
+        : TomlSchemaReader(std::move(file), diags, map), base_dir_(std::move(base_dir)), home_(std::move(home))
+    {}
 
     void read_document(const toml::table &root, Policy &policy);
 
@@ -74,7 +77,8 @@ private:
     bool has_passthrough_ = false;  // else the defaults apply
 };
 
-void Reader::read_document(const toml::table &root, Policy &policy) {
+void Reader::read_document(const toml::table &root, Policy &policy)
+{
     bool has_version = false;
     const std::vector<TomlField> fields = {
         {"version",
@@ -86,19 +90,23 @@ void Reader::read_document(const toml::table &root, Policy &policy) {
         {"include", [](const toml::key &, const toml::node &) {}},
         {"filesystem",
          [&](const toml::key &key, const toml::node &node) {
-             if (const toml::table *table = expect_table(key, node)) read_filesystem(*table, policy.fs);
+             if (const toml::table *table = expect_table(key, node))
+                 read_filesystem(*table, policy.fs);
          }},
         {"process",
          [&](const toml::key &key, const toml::node &node) {
-             if (const toml::table *table = expect_table(key, node)) read_process_table(*this, *table, policy.process);
+             if (const toml::table *table = expect_table(key, node))
+                 read_process_table(*this, *table, policy.process);
          }},
         {"env",
          [&](const toml::key &key, const toml::node &node) {
-             if (const toml::table *table = expect_table(key, node)) read_env(*table, policy.env);
+             if (const toml::table *table = expect_table(key, node))
+                 read_env(*table, policy.env);
          }},
         {"network",
          [&](const toml::key &key, const toml::node &node) {
-             if (const toml::table *table = expect_table(key, node)) read_network(*table, policy.network);
+             if (const toml::table *table = expect_table(key, node))
+                 read_network(*table, policy.network);
          }},
         {"broker",
          [&](const toml::key &key, const toml::node &node) {
@@ -119,13 +127,15 @@ void Reader::read_document(const toml::table &root, Policy &policy) {
                      "missing-version");
     }
     if (!has_passthrough_) {
-        for (const std::string &name : kDefaultPassthrough) policy.env.passthrough.push_back({name, {}});
+        for (const std::string &name : kDefaultPassthrough)
+            policy.env.passthrough.push_back({name, {}});
     }
     check_broker_against_policy(policy, diags_);
     check_listener_count(policy);
 }
 
-void Reader::read_version(const toml::node &node, Policy &policy) {
+void Reader::read_version(const toml::node &node, Policy &policy)
+{
     const toml::value<int64_t> *version = node.as_integer();
     if (version == nullptr) {
         type_error(node, "version", "an integer");
@@ -139,7 +149,8 @@ void Reader::read_version(const toml::node &node, Policy &policy) {
                      "unsupported-version");
 }
 
-void Reader::read_filesystem(const toml::table &table, FilesystemPolicy &fs) {
+void Reader::read_filesystem(const toml::table &table, FilesystemPolicy &fs)
+{
     auto paths = [&](std::vector<LocatedPath> &out) {
         return [&](const toml::key &key, const toml::node &node) { read_path_list(key, node, out); };
     };
@@ -167,7 +178,8 @@ void Reader::read_filesystem(const toml::table &table, FilesystemPolicy &fs) {
     read_table(table, "filesystem", fields, refused);
 }
 
-void Reader::read_network(const toml::table &table, NetworkPolicy &network) {
+void Reader::read_network(const toml::table &table, NetworkPolicy &network)
+{
     auto domains = [&](std::vector<Located<std::string>> &out) {
         return [&](const toml::key &key, const toml::node &node) { read_domain_list(key, node, out); };
     };
@@ -189,7 +201,8 @@ void Reader::read_network(const toml::table &table, NetworkPolicy &network) {
 }
 
 // allow_domains / deny_domains: checked and normalised by the proxy's rules (domains.h).
-void Reader::read_domain_list(const toml::key &key, const toml::node &node, std::vector<Located<std::string>> &out) {
+void Reader::read_domain_list(const toml::key &key, const toml::node &node, std::vector<Located<std::string>> &out)
+{
     std::vector<std::string> raw_of_kept;
     for_each_string(key, node, [&](const std::string &raw, const toml::node &element) {
         DomainError err;
@@ -198,12 +211,14 @@ void Reader::read_domain_list(const toml::key &key, const toml::node &node, std:
             diags_.error(pos(element.source()), quoted(key.str()) + ": " + err.message, err.rule_id);
             return;
         }
-        auto first = std::find_if(out.begin(), out.end(), [&](const Located<std::string> &d) { return d.value == *pattern; });
+        auto first =
+            std::find_if(out.begin(), out.end(), [&](const Located<std::string> &d) { return d.value == *pattern; });
         if (first != out.end()) {
             const std::string &first_raw = raw_of_kept[static_cast<size_t>(first - out.begin())];
             std::string message = quoted(raw) + " is already listed in " + quoted(key.str()) + " at " +
-                                  line_of(first->pos, pos(element.source()));
-            if (first_raw != raw) message += " (as " + quoted(first_raw) + ")";
+                line_of(first->pos, pos(element.source()));
+            if (first_raw != raw)
+                message += " (as " + quoted(first_raw) + ")";
             diags_.warning(pos(element.source()), message + "; this copy is ignored", "duplicate");
             return;
         }
@@ -212,7 +227,8 @@ void Reader::read_domain_list(const toml::key &key, const toml::node &node, std:
     });
 }
 
-void Reader::read_port_list(const toml::key &key, const toml::node &node, std::vector<Located<uint16_t>> &out) {
+void Reader::read_port_list(const toml::key &key, const toml::node &node, std::vector<Located<uint16_t>> &out)
+{
     const toml::array *array = node.as_array();
     if (array == nullptr) {
         type_error(node, key.str(), "an array of port numbers");
@@ -228,12 +244,13 @@ void Reader::read_port_list(const toml::key &key, const toml::node &node, std::v
             continue;
         }
         const std::optional<uint16_t> port = port_value(key.str(), element);
-        if (!port) continue;
+        if (!port)
+            continue;
         auto first = std::find_if(out.begin(), out.end(), [&](const Located<uint16_t> &p) { return p.value == *port; });
         if (first != out.end()) {
             diags_.warning(pos(element.source()),
-                           "port " + std::to_string(*port) + " is already listed in " + quoted(key.str()) +
-                               " at " + line_of(first->pos, pos(element.source())) + "; this copy is ignored",
+                           "port " + std::to_string(*port) + " is already listed in " + quoted(key.str()) + " at " +
+                               line_of(first->pos, pos(element.source())) + "; this copy is ignored",
                            "duplicate");
             continue;
         }
@@ -242,7 +259,8 @@ void Reader::read_port_list(const toml::key &key, const toml::node &node, std::v
 }
 
 // The port of integer `node`, or nullopt after reporting one outside 1..65535.
-std::optional<uint16_t> Reader::port_value(std::string_view name, const toml::node &node) {
+std::optional<uint16_t> Reader::port_value(std::string_view name, const toml::node &node)
+{
     const int64_t number = node.as_integer()->get();
     if (number < 1 || number > 65535) {
         diags_.error(pos(node.source()),
@@ -253,16 +271,19 @@ std::optional<uint16_t> Reader::port_value(std::string_view name, const toml::no
     return static_cast<uint16_t>(number);
 }
 
-void Reader::read_proxy_port(const toml::node &node, Located<uint16_t> &out) {
+void Reader::read_proxy_port(const toml::node &node, Located<uint16_t> &out)
+{
     if (!node.is_integer()) {
         type_error(node, "proxy_port", "an integer port number (1 to 65535)");
         return;
     }
-    if (const std::optional<uint16_t> port = port_value("proxy_port", node)) out = {*port, pos(node.source())};
+    if (const std::optional<uint16_t> port = port_value("proxy_port", node))
+        out = {*port, pos(node.source())};
 }
 
 // hosts = { "name" = "address" }: each name normalised, each address in canonical text.
-void Reader::read_hosts(const toml::key &key, const toml::node &node, NetworkPolicy &network) {
+void Reader::read_hosts(const toml::key &key, const toml::node &node, NetworkPolicy &network)
+{
     const toml::table *table = node.as_table();
     if (table == nullptr) {
         type_error(node, key.str(), "a table of host names to addresses, like { \"db.internal\" = \"10.0.0.5\" }");
@@ -292,8 +313,7 @@ void Reader::read_hosts(const toml::key &key, const toml::node &node, NetworkPol
             diags_.warning(pos(entry.key->source()),
                            quoted(raw) + " is already given an address in 'hosts' at " +
                                line_of(first->first.pos, pos(entry.key->source())) + " (as " +
-                               quoted(first->first.value) +
-                               "); this copy is ignored",
+                               quoted(first->first.value) + "); this copy is ignored",
                            "duplicate");
             continue;
         }
@@ -303,10 +323,12 @@ void Reader::read_hosts(const toml::key &key, const toml::node &node, NetworkPol
 
 // A port is relayed either out (local_ports) or in (expose_ports), and neither may take the
 // proxy's own listening port inside the sandbox. Reported at the later of the two entries.
-void Reader::check_port_conflicts(const NetworkPolicy &network) {
+void Reader::check_port_conflicts(const NetworkPolicy &network)
+{
     for (const Located<uint16_t> &local : network.local_ports) {
         for (const Located<uint16_t> &exposed : network.expose_ports) {
-            if (local.value != exposed.value) continue;
+            if (local.value != exposed.value)
+                continue;
             const bool local_first = comes_before(local.pos, exposed.pos);
             diags_.error(local_first ? exposed.pos : local.pos,
                          "port " + std::to_string(local.value) + " is in both " +
@@ -317,10 +339,11 @@ void Reader::check_port_conflicts(const NetworkPolicy &network) {
         }
     }
     const Located<uint16_t> &proxy = network.proxy_port;
-    for (const auto &[name, ports] : {std::pair{"local_ports", &network.local_ports},
-                                      std::pair{"expose_ports", &network.expose_ports}}) {
+    for (const auto &[name, ports] :
+         {std::pair{"local_ports", &network.local_ports}, std::pair{"expose_ports", &network.expose_ports}}) {
         for (const Located<uint16_t> &port : *ports) {
-            if (port.value != proxy.value) continue;
+            if (port.value != proxy.value)
+                continue;
             diags_.error(port.pos,
                          "port " + std::to_string(port.value) + " in " + quoted(name) +
                              " is the proxy's own port inside the sandbox (" +
@@ -334,14 +357,16 @@ void Reader::check_port_conflicts(const NetworkPolicy &network) {
 
 // Every relayed local port, the proxy and the broker is a listener the sandbox hands to the
 // proxy over one message (shared/net_channel.h), which carries at most TNC_MAX_LISTENERS.
-void Reader::check_listener_count(const Policy &policy) {
+void Reader::check_listener_count(const Policy &policy)
+{
     const size_t others = (policy.network.allow_domains.empty() ? 0 : 1) + (policy.broker ? 1 : 0);
     const std::vector<Located<uint16_t>> &local = policy.network.local_ports;
-    if (local.size() + others <= TNC_MAX_LISTENERS) return;
-    const std::string with = others == 0   ? ""
-                             : others == 2 ? " besides the proxy and the broker"
-                             : policy.broker ? " besides the broker"
-                                             : " besides the proxy";
+    if (local.size() + others <= TNC_MAX_LISTENERS)
+        return;
+    const std::string with = others == 0 ? ""
+        : others == 2                    ? " besides the proxy and the broker"
+        : policy.broker                  ? " besides the broker"
+                                         : " besides the proxy";
     diags_.error(local[TNC_MAX_LISTENERS - others].pos,
                  "'local_ports': at most " + std::to_string(TNC_MAX_LISTENERS - others) + " ports" + with +
                      ": the sandbox hands the proxy at most " + std::to_string(TNC_MAX_LISTENERS) +
@@ -349,7 +374,8 @@ void Reader::check_listener_count(const Policy &policy) {
                  "listener-count");
 }
 
-void Reader::read_env(const toml::table &table, EnvPolicy &env) {
+void Reader::read_env(const toml::table &table, EnvPolicy &env)
+{
     const std::vector<TomlField> fields = {
         {"inherit", [&](const toml::key &key, const toml::node &node) { read_bool(key, node, env.inherit); }},
         {"passthrough",
@@ -362,7 +388,8 @@ void Reader::read_env(const toml::table &table, EnvPolicy &env) {
     read_table(table, "env", fields, {});
 }
 
-void Reader::read_read_scope(const toml::node &node, Located<ReadScope> &out) {
+void Reader::read_read_scope(const toml::node &node, Located<ReadScope> &out)
+{
     const toml::value<std::string> *value = node.as_string();
     if (value == nullptr) {
         type_error(node, "read_scope", "a string (\"all\" or \"granted\")");
@@ -375,14 +402,16 @@ void Reader::read_read_scope(const toml::node &node, Located<ReadScope> &out) {
     }
     std::string message = "'read_scope' must be \"all\" or \"granted\", not \"" + printable(scope) + "\"";
     const std::string suggestion = closest_match(scope, {"all", "granted"});
-    if (!suggestion.empty()) message += "; did you mean \"" + suggestion + "\"?";
+    if (!suggestion.empty())
+        message += "; did you mean \"" + suggestion + "\"?";
     diags_.error(pos(node.source()), std::move(message), "invalid-value");
 }
 
 // Visits each string of the array `node` in order; any other element is a type error at
 // its own position, reported in its turn.
 void Reader::for_each_string(const toml::key &key, const toml::node &node,
-                             const std::function<void(const std::string &, const toml::node &)> &visit) {
+                             const std::function<void(const std::string &, const toml::node &)> &visit)
+{
     const toml::array *array = node.as_array();
     if (array == nullptr) {
         type_error(node, key.str(), "an array of strings");
@@ -401,7 +430,8 @@ void Reader::for_each_string(const toml::key &key, const toml::node &node,
     }
 }
 
-void Reader::read_path_list(const toml::key &key, const toml::node &node, std::vector<LocatedPath> &out) {
+void Reader::read_path_list(const toml::key &key, const toml::node &node, std::vector<LocatedPath> &out)
+{
     std::vector<std::string> raw_of_kept;
     for_each_string(key, node, [&](const std::string &raw, const toml::node &element) {
         add_path(key, raw, element, out, raw_of_kept);
@@ -411,7 +441,8 @@ void Reader::read_path_list(const toml::key &key, const toml::node &node, std::v
 // Resolves `raw` and appends it to `out` unless it is already there (a warning). Returns
 // whether the path was kept.
 bool Reader::add_path(const toml::key &key, const std::string &raw, const toml::node &element,
-                      std::vector<LocatedPath> &out, std::vector<std::string> &raw_of_kept) {
+                      std::vector<LocatedPath> &out, std::vector<std::string> &raw_of_kept)
+{
     PathError err;
     std::optional<std::string> path = resolve_policy_path(raw, key.str(), base_dir_, home_, err);
     if (!path) {
@@ -422,8 +453,9 @@ bool Reader::add_path(const toml::key &key, const std::string &raw, const toml::
     if (first != out.end()) {
         const std::string &first_raw = raw_of_kept[static_cast<size_t>(first - out.begin())];
         std::string message = quoted(raw) + " is already listed in " + quoted(key.str()) + " at " +
-                              line_of(first->pos, pos(element.source()));
-        if (first_raw != raw) message += " (as " + quoted(first_raw) + ")";
+            line_of(first->pos, pos(element.source()));
+        if (first_raw != raw)
+            message += " (as " + quoted(first_raw) + ")";
         diags_.warning(pos(element.source()), message + "; this copy is ignored", "duplicate");
         return false;
     }
@@ -435,7 +467,8 @@ bool Reader::add_path(const toml::key &key, const std::string &raw, const toml::
 // read_denies / write_denies: each element is a path string, or `{ path = "...", type = "file" }`
 // for a target that materialize must create as a file (the default is a directory).
 void Reader::read_deny_list(const toml::key &key, const toml::node &node, std::vector<LocatedPath> &out,
-                            std::vector<std::string> &file_targets) {
+                            std::vector<std::string> &file_targets)
+{
     const toml::array *array = node.as_array();
     if (array == nullptr) {
         type_error(node, key.str(), "an array of paths");
@@ -463,7 +496,8 @@ void Reader::read_deny_list(const toml::key &key, const toml::node &node, std::v
 }
 
 // `{ path = "...", type = "file" | "dir" }`: returns the raw path, or nullopt after reporting.
-std::optional<std::string> Reader::read_deny_table(const toml::key &key, const toml::table &entry, bool &is_file) {
+std::optional<std::string> Reader::read_deny_table(const toml::key &key, const toml::table &entry, bool &is_file)
+{
     static const std::vector<std::string> known = {"path", "type"};
     bool ok = true;
     for (const auto &[name, value] : entry) {
@@ -471,7 +505,8 @@ std::optional<std::string> Reader::read_deny_table(const toml::key &key, const t
             continue;
         std::string message = "unknown key " + quoted(name.str()) + " in an entry of " + quoted(key.str());
         const std::string suggestion = closest_match(std::string(name.str()), known);
-        if (!suggestion.empty()) message += "; did you mean \"" + suggestion + "\"?";
+        if (!suggestion.empty())
+            message += "; did you mean \"" + suggestion + "\"?";
         diags_.error(pos(name.source()), std::move(message), "unknown-key");
         ok = false;
     }
@@ -489,11 +524,13 @@ std::optional<std::string> Reader::read_deny_table(const toml::key &key, const t
             is_file = *kind == "file";
         }
     }
-    if (!ok) return std::nullopt;
+    if (!ok)
+        return std::nullopt;
     return path->value<std::string>();
 }
 
-void Reader::read_name_list(const toml::key &key, const toml::node &node, std::vector<Located<std::string>> &out) {
+void Reader::read_name_list(const toml::key &key, const toml::node &node, std::vector<Located<std::string>> &out)
+{
     for_each_string(key, node, [&](const std::string &name, const toml::node &element) {
         if (!is_env_name(name)) {
             diags_.error(pos(element.source()),
@@ -503,7 +540,8 @@ void Reader::read_name_list(const toml::key &key, const toml::node &node, std::v
                          "env-name");
             return;
         }
-        auto first = std::find_if(out.begin(), out.end(), [&](const Located<std::string> &n) { return n.value == name; });
+        auto first =
+            std::find_if(out.begin(), out.end(), [&](const Located<std::string> &n) { return n.value == name; });
         if (first != out.end()) {
             diags_.warning(pos(element.source()),
                            quoted(name) + " is already listed in " + quoted(key.str()) + " at " +
@@ -515,7 +553,8 @@ void Reader::read_name_list(const toml::key &key, const toml::node &node, std::v
     });
 }
 
-void Reader::read_env_set(const toml::key &key, const toml::node &node, EnvPolicy &env) {
+void Reader::read_env_set(const toml::key &key, const toml::node &node, EnvPolicy &env)
+{
     const toml::table *table = node.as_table();
     if (table == nullptr) {
         type_error(node, key.str(), "a table of names to strings, like { CI = \"1\" }");
@@ -547,14 +586,17 @@ void Reader::read_env_set(const toml::key &key, const toml::node &node, EnvPolic
 
 }  // namespace
 
-bool is_env_name(std::string_view name) {
-    if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
+bool is_env_name(std::string_view name)
+{
+    if (name.empty() || (name.front() >= '0' && name.front() <= '9'))
+        return false;
     return std::all_of(name.begin(), name.end(), [](char c) {
         return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
     });
 }
 
-std::optional<Policy> parse_toml_policy(const std::string &path, Diagnostics &diags) {
+std::optional<Policy> parse_toml_policy(const std::string &path, Diagnostics &diags)
+{
     std::string text, err;
     if (!read_file(path, text, err)) {
         diags.error({path, 0, 0}, "cannot read the policy: " + err, "unreadable-policy");
@@ -564,12 +606,14 @@ std::optional<Policy> parse_toml_policy(const std::string &path, Diagnostics &di
 }
 
 std::optional<Policy> parse_toml_policy_text(const std::string &text, const std::string &display_path,
-                                             Diagnostics &diags) {
+                                             Diagnostics &diags)
+{
     return parse_toml_policy_text(text, display_path, diags, nullptr);
 }
 
 std::optional<Policy> parse_toml_policy_text(const std::string &text, const std::string &display_path,
-                                             Diagnostics &diags, PolicyTexts *texts) {
+                                             Diagnostics &diags, PolicyTexts *texts)
+{
     diags.add_source(display_path, text);
     const std::optional<std::string> source_path = absolute_path(display_path);
     if (!source_path) {
@@ -577,7 +621,8 @@ std::optional<Policy> parse_toml_policy_text(const std::string &text, const std:
                     "unresolvable-policy-dir");
         return std::nullopt;
     }
-    if (texts != nullptr) texts->files = {{{display_path, *source_path}, text}};
+    if (texts != nullptr)
+        texts->files = {{{display_path, *source_path}, text}};
     toml::table root;
     try {
         root = toml::parse(text, display_path);
@@ -594,12 +639,14 @@ std::optional<Policy> parse_toml_policy_text(const std::string &text, const std:
     PositionMap map;
     include_tart_files(root, policy, map, diags, texts);
     read_policy_document(root, display_path, &map, policy, diags);
-    if (diags.error_count() > errors_before) return std::nullopt;
+    if (diags.error_count() > errors_before)
+        return std::nullopt;
     return policy;
 }
 
 bool read_policy_document(const toml::table &root, const std::string &display_path, const PositionMap *map,
-                          Policy &policy, Diagnostics &diags) {
+                          Policy &policy, Diagnostics &diags)
+{
     const size_t errors_before = diags.error_count();
     Reader(display_path, parent_directory(policy.source_path), policy_home(), diags, map).read_document(root, policy);
     return diags.error_count() == errors_before;

@@ -79,7 +79,8 @@ private:
 class TomlSchemaReader {
 public:
     TomlSchemaReader(std::string file, Diagnostics &diags, const PositionMap *map = nullptr)
-        : file_(std::move(file)), diags_(diags), map_(map) {}
+        : file_(std::move(file)), diags_(diags), map_(map)
+    {}
 
     SourcePos pos(const toml::source_region &region) const;
     Diagnostics &diags() { return diags_; }

@@ -34,8 +34,7 @@ struct LintOptions {
 // Parses lint's own arguments (`--format F`, `--format=F`, `--werror`, `--` ending the
 // options, then files) into `options` and `files`. Returns what is wrong, if anything, worded
 // to follow "usage: ". At least one file is required.
-Failure parse_lint_arguments(std::span<const std::string> args, LintOptions &options,
-                                 std::vector<std::string> &files);
+Failure parse_lint_arguments(std::span<const std::string> args, LintOptions &options, std::vector<std::string> &files);
 
 // Lints `files` (named as given in every report) and writes the report in `options.format`
 // to `out`; refusals go to stderr. Returns the exit code above.

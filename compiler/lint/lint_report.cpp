@@ -11,7 +11,8 @@ namespace tartaros {
 
 namespace {
 
-const char *severity_word(Severity severity) {
+const char *severity_word(Severity severity)
+{
     switch (severity) {
     case Severity::Error: return "error";
     case Severity::Warning: return "warning";
@@ -22,32 +23,41 @@ const char *severity_word(Severity severity) {
 
 // The file a diagnostic is about: its own position's, else the linted file's (a check that
 // knows no position still belongs to the file it ran on).
-const std::string &file_of(const LintedFile &linted, const Diagnostic &d) {
+const std::string &file_of(const LintedFile &linted, const Diagnostic &d)
+{
     return d.pos.file.empty() ? linted.file : d.pos.file;
 }
 
 // Column as Diagnostics::print shows it: at least 1 on a line, 0 without one.
-uint32_t column_of(const Diagnostic &d) { return d.pos.line == 0 ? 0 : std::max<uint32_t>(d.pos.col, 1); }
+uint32_t column_of(const Diagnostic &d)
+{
+    return d.pos.line == 0 ? 0 : std::max<uint32_t>(d.pos.col, 1);
+}
 
 // Calls `visit(linted, diagnostic)` for every reported diagnostic, in report order.
 template <class Visit>
-void for_each_finding(std::span<const LintedFile> files, Visit visit) {
+void for_each_finding(std::span<const LintedFile> files, Visit visit)
+{
     for (const LintedFile &linted : files)
         for (const Diagnostic &d : linted.diags.all())
-            if (d.severity != Severity::Note) visit(linted, d);
+            if (d.severity != Severity::Note)
+                visit(linted, d);
 }
 
-bool is_unreserved(unsigned char c) {
+bool is_unreserved(unsigned char c)
+{
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-           c == '_' || c == '~';
+        c == '_' || c == '~';
 }
 
 // SARIF's helpUri wants an absolute URI; a rule id is [a-z0-9-], a valid fragment as is.
-std::string help_uri(std::string_view docs_url, std::string_view id) {
+std::string help_uri(std::string_view docs_url, std::string_view id)
+{
     return std::string(docs_url) + "docs/lint-rules.md#" + std::string(id);
 }
 
-void write_sarif_rules(std::span<const LintRule> rules, std::string_view docs_url, std::ostream &out) {
+void write_sarif_rules(std::span<const LintRule> rules, std::string_view docs_url, std::ostream &out)
+{
     out << "          \"rules\": [";
     for (size_t i = 0; i < rules.size(); ++i) {
         const LintRule &rule = rules[i];
@@ -60,7 +70,8 @@ void write_sarif_rules(std::span<const LintRule> rules, std::string_view docs_ur
 }
 
 void write_sarif_result(const LintedFile &linted, const Diagnostic &d, const std::map<std::string_view, size_t> &index,
-                        std::ostream &out) {
+                        std::ostream &out)
+{
     out << "        {";
     if (!d.rule_id.empty()) {
         out << "\"ruleId\": " << quote(d.rule_id) << ", ";
@@ -77,7 +88,8 @@ void write_sarif_result(const LintedFile &linted, const Diagnostic &d, const std
 
 }  // namespace
 
-LintCounts count_lint_findings(std::span<const LintedFile> files) {
+LintCounts count_lint_findings(std::span<const LintedFile> files)
+{
     LintCounts counts;
     counts.files = files.size();
     for (const LintedFile &linted : files) {
@@ -87,14 +99,17 @@ LintCounts count_lint_findings(std::span<const LintedFile> files) {
     return counts;
 }
 
-void render_lint_text(std::span<const LintedFile> files, std::ostream &out) {
-    for (const LintedFile &linted : files) linted.diags.print(out, false);
+void render_lint_text(std::span<const LintedFile> files, std::ostream &out)
+{
+    for (const LintedFile &linted : files)
+        linted.diags.print(out, false);
     const LintCounts c = count_lint_findings(files);
     out << c.files << (c.files == 1 ? " file, " : " files, ") << c.errors << (c.errors == 1 ? " error, " : " errors, ")
         << c.warnings << (c.warnings == 1 ? " warning\n" : " warnings\n");
 }
 
-void render_lint_json(std::span<const LintedFile> files, std::ostream &out) {
+void render_lint_json(std::span<const LintedFile> files, std::ostream &out)
+{
     const LintCounts c = count_lint_findings(files);
     out << "{\n  \"tool\": \"tartaros\",\n  \"version\": " << quote(TARTAROS_VERSION) << ",\n  \"files\": " << c.files
         << ",\n  \"errors\": " << c.errors << ",\n  \"warnings\": " << c.warnings << ",\n  \"diagnostics\": [";
@@ -109,11 +124,14 @@ void render_lint_json(std::span<const LintedFile> files, std::ostream &out) {
 }
 
 void render_lint_sarif(std::span<const LintedFile> files, std::span<const LintRule> rules, std::string_view docs_url,
-                       std::ostream &out) {
+                       std::ostream &out)
+{
     std::map<std::string_view, size_t> index;
-    for (size_t i = 0; i < rules.size(); ++i) index.emplace(rules[i].id, i);
+    for (size_t i = 0; i < rules.size(); ++i)
+        index.emplace(rules[i].id, i);
     out << "{\n"
-           "  \"$schema\": \"https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json\",\n"
+           "  \"$schema\": "
+           "\"https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json\",\n"
            "  \"version\": \"2.1.0\",\n"
            "  \"runs\": [\n"
            "    {\n"
@@ -133,7 +151,8 @@ void render_lint_sarif(std::span<const LintedFile> files, std::span<const LintRu
     out << (first ? "]\n" : "\n      ]\n") << "    }\n  ]\n}\n";
 }
 
-std::string path_to_uri(std::string_view path) {
+std::string path_to_uri(std::string_view path)
+{
     std::string uri = path.starts_with('/') ? "file://" : "";
     for (const char ch : path) {
         const auto c = static_cast<unsigned char>(ch);

@@ -10,7 +10,8 @@
 
 namespace tartaros {
 
-const std::vector<LintRule> &lint_rule_registry() {
+const std::vector<LintRule> &lint_rule_registry()
+{
     static const std::vector<LintRule> rules = {
         // The TOML front-end (frontend_toml.cpp, toml_schema.cpp, frontend_process.cpp,
         // paths.cpp, domains.cpp, units.cpp).
@@ -32,7 +33,8 @@ const std::vector<LintRule> &lint_rule_registry() {
         {"host-address", Severity::Error, "a 'hosts' address that is not an IP address"},
         {"invalid-port", Severity::Error, "a port outside 1-65535"},
         {"port-conflict", Severity::Error, "a port both relayed out and exposed, or the proxy's or broker's own port"},
-        {"listener-count", Severity::Error, "more local_ports than the sandbox can hand over with the proxy and broker"},
+        {"listener-count", Severity::Error,
+         "more local_ports than the sandbox can hand over with the proxy and broker"},
         {"env-name", Severity::Error, "not a valid environment variable name"},
         {"limit-range", Severity::Error, "a process limit outside the range the kernel accepts"},
         {"invalid-size", Severity::Error, "not a size such as \"512M\" or \"2GiB\""},
@@ -49,7 +51,8 @@ const std::vector<LintRule> &lint_rule_registry() {
         {"capability-duplicate", Severity::Error, "two capabilities with the same name"},
         {"capability-count", Severity::Error, "a [broker] without capabilities, or with more than 64"},
         {"capability-host", Severity::Error, "a capability host that is not a host name or IP address"},
-        {"capability-host-not-allowed", Severity::Error, "a capability host that [broker] allowed_hosts does not match"},
+        {"capability-host-not-allowed", Severity::Error,
+         "a capability host that [broker] allowed_hosts does not match"},
         {"value-format", Severity::Error, "a value_format without {value} exactly once, or not printable ASCII"},
         {"http-method", Severity::Error, "not an upper-case HTTP method"},
         {"path-prefix", Severity::Error, "a path prefix that cannot match a request's path"},
@@ -61,7 +64,8 @@ const std::vector<LintRule> &lint_rule_registry() {
         {"broker-env-stripped", Severity::Note, "inherit = true with a broker: its variables are removed all the same"},
         // The .tart front-end (frontend_dsl*.cpp); its settings' values are checked by the
         // TOML front-end's readers, under the ids above.
-        {"dsl-syntax", Severity::Error, "a .tart file that does not parse: a character, string or statement out of place"},
+        {"dsl-syntax", Severity::Error,
+         "a .tart file that does not parse: a character, string or statement out of place"},
         {"duplicate-setting", Severity::Error,
          "a key that takes one value, or a table entry, set twice in the policy (its included files too)"},
         {"include-cycle", Severity::Error, "a file that includes itself, directly or through other files"},
@@ -72,7 +76,8 @@ const std::vector<LintRule> &lint_rule_registry() {
         {"group-cycle", Severity::Error, "a group that contains itself, directly or through other groups"},
         {"group-size", Severity::Error, "a group or a list that expands to more than 4096 entries"},
         {"unknown-syscall", Severity::Error, "a syscall rule naming no x86_64 syscall, with a \"did you mean\""},
-        {"unknown-constant", Severity::Error, "a syscall condition naming an unknown constant, with a \"did you mean\""},
+        {"unknown-constant", Severity::Error,
+         "a syscall condition naming an unknown constant, with a \"did you mean\""},
         {"syscall-condition", Severity::Error,
          "a syscall condition the filter cannot test: argument, 32-bit range, mask, two on one argument"},
         {"syscall-action", Severity::Error, "a syscall rule's errno that is not 1-4095 or an errno name"},
@@ -127,7 +132,8 @@ const std::vector<LintRule> &lint_rule_registry() {
 namespace {
 
 // The line and column (code points, as toml++ and the caret count them) of byte `offset`.
-SourcePos position_of(const std::string &text, size_t offset, const std::string &file) {
+SourcePos position_of(const std::string &text, size_t offset, const std::string &file)
+{
     uint32_t line = 1, col = 1;
     for (size_t i = 0; i < offset && i < text.size(); ++i) {
         if (text[i] == '\n') {
@@ -140,19 +146,22 @@ SourcePos position_of(const std::string &text, size_t offset, const std::string 
     return {file, line, col};
 }
 
-bool comes_before_or_at(const toml::source_position &a, const SourcePos &b) {
+bool comes_before_or_at(const toml::source_position &a, const SourcePos &b)
+{
     return a.line != b.line ? a.line < b.line : a.column <= b.col;
 }
 
-bool within(const toml::source_region &region, const SourcePos &pos) {
+bool within(const toml::source_region &region, const SourcePos &pos)
+{
     return comes_before_or_at(region.begin, pos) && !comes_before_or_at(region.end, pos);
 }
 
-std::string secret_message(std::string_view what) {
+std::string secret_message(std::string_view what)
+{
     return "this looks like " + std::string(what) +
-           ": anyone who can read this file or its history has it; revoke it, delete it here, and pass it at "
-           "run time from the launcher's environment: through the credential broker ([broker] token_env and a "
-           "capability's value_env), which keeps it out of the sandbox, or [env] passthrough";
+        ": anyone who can read this file or its history has it; revoke it, delete it here, and pass it at "
+        "run time from the launcher's environment: through the credential broker ([broker] token_env and a "
+        "capability's value_env), which keeps it out of the sandbox, or [env] passthrough";
 }
 
 struct Finding {
@@ -163,10 +172,12 @@ struct Finding {
 // Every string under a key that names a secret, wherever it is in the document (unknown
 // keys and [env] set included), unless a text match already points inside it.
 void find_named_secrets(const toml::node &node, const std::string &file, const std::vector<Finding> &in_text,
-                        std::vector<Finding> &out) {
+                        std::vector<Finding> &out)
+{
     auto visit = [&](std::string_view key, const toml::node &value) {
         if (const toml::value<std::string> *text = value.as_string()) {
-            if (key.empty() || !names_a_secret(key) || !looks_like_secret_value(text->get())) return;
+            if (key.empty() || !names_a_secret(key) || !looks_like_secret_value(text->get()))
+                return;
             const toml::source_region &region = value.source();
             if (std::any_of(in_text.begin(), in_text.end(), [&](const Finding &f) { return within(region, f.pos); }))
                 return;
@@ -177,13 +188,16 @@ void find_named_secrets(const toml::node &node, const std::string &file, const s
         find_named_secrets(value, file, in_text, out);
     };
     if (const toml::table *table = node.as_table()) {
-        for (auto &&[key, value] : *table) visit(key.str(), value);
+        for (auto &&[key, value] : *table)
+            visit(key.str(), value);
     } else if (const toml::array *array = node.as_array()) {
-        for (const toml::node &element : *array) visit("", element);
+        for (const toml::node &element : *array)
+            visit("", element);
     }
 }
 
-std::optional<toml::table> parse_document(const std::string &text, const std::string &file) {
+std::optional<toml::table> parse_document(const std::string &text, const std::string &file)
+{
     try {
         return toml::parse(text, file);
     } catch (const toml::parse_error &) {
@@ -194,7 +208,8 @@ std::optional<toml::table> parse_document(const std::string &text, const std::st
 }  // namespace
 
 void lint_secret_rules(const std::string &text, const std::string &file, const toml::table *document,
-                       Diagnostics &diags) {
+                       Diagnostics &diags)
+{
     std::vector<Finding> findings;
     for (const SecretMatch &m : find_secrets_in_text(text))
         findings.push_back({position_of(text, m.offset, file), m.what});
@@ -211,21 +226,26 @@ void lint_secret_rules(const std::string &text, const std::string &file, const t
         const bool reported = std::any_of(earlier.begin(), earlier.end(), [&](const Diagnostic &d) {
             return d.rule_id == "secret-in-policy" && d.pos.file == f.pos.file && d.pos.line == f.pos.line;
         });
-        if (reported) continue;
+        if (reported)
+            continue;
         diags.error(f.pos, secret_message(f.what), "secret-in-policy");
         diags.redact(f.pos.file, f.pos.line, f.pos.col);
     }
 }
 
-void lint_written_paths(const std::string &text, const std::string &file, const Policy &policy, Diagnostics &diags) {
+void lint_written_paths(const std::string &text, const std::string &file, const Policy &policy, Diagnostics &diags)
+{
     const std::optional<toml::table> document = parse_document(text, file);
-    if (document && !policy.source_path.empty()) check_paths_leave_directory(policy, file, *document, diags);
+    if (document && !policy.source_path.empty())
+        check_paths_leave_directory(policy, file, *document, diags);
 }
 
-void lint_policy_rules(const std::string &text, const std::string &file, const Policy *policy, Diagnostics &diags) {
+void lint_policy_rules(const std::string &text, const std::string &file, const Policy *policy, Diagnostics &diags)
+{
     const std::optional<toml::table> document = parse_document(text, file);
     lint_secret_rules(text, file, document ? &*document : nullptr, diags);
-    if (policy == nullptr || !document) return;
+    if (policy == nullptr || !document)
+        return;
     lint_filesystem_rules(*policy, file, *document, diags);
     lint_network_process_env_rules(*policy, diags);
     lint_broker_rules(*policy, diags);

@@ -29,7 +29,8 @@ void check_allow_internal(const BrokerPolicy &broker, Diagnostics &diags)
         return;
     diags.warning(broker.allow_internal.pos,
                   "allow_internal = true lets every capability's upstream resolve to loopback, private or "
-                  "link-local addresses: whoever answers DNS for " + quoted(named->host.value) +
+                  "link-local addresses: whoever answers DNS for " +
+                      quoted(named->host.value) +
                       " can then send its credential to a service inside your network; write internal upstreams "
                       "as IP addresses, or keep internal and public upstreams in separate policies",
                   "broker-allow-internal");
@@ -42,14 +43,13 @@ void check_unrestricted(const BrokerPolicy &broker, Diagnostics &diags)
     for (const BrokerCapability &cap : broker.capabilities) {
         if (!cap.methods.empty())
             continue;
-        const std::string what =
-            cap.path_prefixes.empty()
-                ? " limits neither methods nor path_prefixes: the agent can make every request the credential allows "
-                  "(delete, publish, change settings); list what it needs, like methods = [\"GET\"] or path_prefixes = "
-                  "[\"/repos/myorg/\"]"
-                : " lists path_prefixes but no methods: the agent can use any method under them (DELETE, PUT, PATCH); "
-                  "the broker refuses TRACE, TRACK and CONNECT anyway, but list the methods it needs, like methods = "
-                  "[\"GET\"]";
+        const std::string what = cap.path_prefixes.empty()
+            ? " limits neither methods nor path_prefixes: the agent can make every request the credential allows "
+              "(delete, publish, change settings); list what it needs, like methods = [\"GET\"] or path_prefixes = "
+              "[\"/repos/myorg/\"]"
+            : " lists path_prefixes but no methods: the agent can use any method under them (DELETE, PUT, PATCH); "
+              "the broker refuses TRACE, TRACK and CONNECT anyway, but list the methods it needs, like methods = "
+              "[\"GET\"]";
         diags.warning(cap.name.pos.line != 0 ? cap.name.pos : cap.pos, "capability " + quoted(cap.name.value) + what,
                       "capability-unrestricted");
     }
@@ -60,9 +60,10 @@ void check_unrestricted(const BrokerPolicy &broker, Diagnostics &diags)
 void check_unused_hosts(const BrokerPolicy &broker, Diagnostics &diags)
 {
     for (const Located<std::string> &pattern : broker.allowed_hosts) {
-        const bool used = std::any_of(broker.capabilities.begin(), broker.capabilities.end(), [&](const BrokerCapability &cap) {
-            return tproxy::pattern_matches(pattern.value, cap.host.value);
-        });
+        const bool used =
+            std::any_of(broker.capabilities.begin(), broker.capabilities.end(), [&](const BrokerCapability &cap) {
+                return tproxy::pattern_matches(pattern.value, cap.host.value);
+            });
         if (!used)
             diags.warning(pattern.pos,
                           "allowed_hosts: " + quoted(pattern.value) +

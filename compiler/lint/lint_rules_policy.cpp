@@ -12,18 +12,23 @@ namespace {
 
 // Whether deny pattern `deny` matches every name allow pattern `allow` matches (both
 // normalised: an exact name, an IP literal, or "*.suffix").
-bool deny_covers(const std::string &deny, const std::string &allow) {
-    if (deny == allow) return true;
-    if (!allow.starts_with("*.")) return tproxy::pattern_matches(deny, allow);
+bool deny_covers(const std::string &deny, const std::string &allow)
+{
+    if (deny == allow)
+        return true;
+    if (!allow.starts_with("*."))
+        return tproxy::pattern_matches(deny, allow);
     // "*.t" is covered by "*.s" when t is s or a subdomain of it.
     return deny.starts_with("*.") && tproxy::pattern_matches(deny, allow.substr(2));
 }
 
-void check_domains(const NetworkPolicy &network, Diagnostics &diags) {
+void check_domains(const NetworkPolicy &network, Diagnostics &diags)
+{
     for (const Located<std::string> &allow : network.allow_domains) {
         auto deny = std::find_if(network.deny_domains.begin(), network.deny_domains.end(),
                                  [&](const Located<std::string> &d) { return deny_covers(d.value, allow.value); });
-        if (deny == network.deny_domains.end()) continue;
+        if (deny == network.deny_domains.end())
+            continue;
         diags.warning(allow.pos,
                       "allow_domains: " + quoted(allow.value) + " is denied whole by " + quoted(deny->value) +
                           " in deny_domains (" + line_of(deny->pos, allow.pos) +
@@ -32,8 +37,10 @@ void check_domains(const NetworkPolicy &network, Diagnostics &diags) {
     }
 }
 
-void check_local_ports(const NetworkPolicy &network, Diagnostics &diags) {
-    if (network.local_ports.empty() || network.allow_domains.empty()) return;
+void check_local_ports(const NetworkPolicy &network, Diagnostics &diags)
+{
+    if (network.local_ports.empty() || network.allow_domains.empty())
+        return;
     diags.warning(network.local_ports.front().pos,
                   "local_ports together with allow_domains (" +
                       line_of(network.allow_domains.front().pos, network.local_ports.front().pos) +
@@ -48,15 +55,16 @@ void check_local_ports(const NetworkPolicy &network, Diagnostics &diags) {
 // a fourth. Threads count as tasks too.
 constexpr uint64_t kShellTasks = 4;
 
-void check_process(const ProcessPolicy &process, Diagnostics &diags) {
+void check_process(const ProcessPolicy &process, Diagnostics &diags)
+{
     if (process.max_processes && process.max_processes->value < kShellTasks) {
         const std::string limit = std::to_string(process.max_processes->value);
         diags.warning(process.max_processes->pos,
                       "max_processes = " + limit +
                           " cannot run a shell: the shell and each command of a pipeline are a task each ('a | b' "
                           "needs 3), a command substitution one more, and threads count too, so forks fail with "
-                          "EAGAIN; allow at least " + std::to_string(kShellTasks) +
-                          ", and 64 or more for builds and test suites",
+                          "EAGAIN; allow at least " +
+                          std::to_string(kShellTasks) + ", and 64 or more for builds and test suites",
                       "max-processes-too-low");
     }
     if (!process.harden_syscalls.value)
@@ -67,8 +75,10 @@ void check_process(const ProcessPolicy &process, Diagnostics &diags) {
                       "harden-syscalls-off");
 }
 
-void check_env(const EnvPolicy &env, Diagnostics &diags) {
-    if (!env.inherit.value) return;
+void check_env(const EnvPolicy &env, Diagnostics &diags)
+{
+    if (!env.inherit.value)
+        return;
     diags.warning(env.inherit.pos,
                   "inherit = true copies the launcher's whole environment into the sandbox, tokens included "
                   "(GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, NPM_TOKEN...); set inherit = false and list what the "
@@ -78,7 +88,8 @@ void check_env(const EnvPolicy &env, Diagnostics &diags) {
 
 }  // namespace
 
-void lint_network_process_env_rules(const Policy &policy, Diagnostics &diags) {
+void lint_network_process_env_rules(const Policy &policy, Diagnostics &diags)
+{
     check_domains(policy.network, diags);
     check_local_ports(policy.network, diags);
     check_process(policy.process, diags);

@@ -35,8 +35,7 @@ uint32_t namespace_flags(const Policy &policy)
 uint64_t required_features(const Policy &policy)
 {
     uint64_t features = TP_FEAT_USERNS | TP_FEAT_MOUNTNS | TP_FEAT_NETNS | TP_FEAT_IPCNS | TP_FEAT_UTSNS |
-                        TP_FEAT_CGROUPNS | TP_FEAT_LANDLOCK | TP_FEAT_SECCOMP | TP_FEAT_OPENAT2 |
-                        TP_FEAT_MOUNT_API;
+        TP_FEAT_CGROUPNS | TP_FEAT_LANDLOCK | TP_FEAT_SECCOMP | TP_FEAT_OPENAT2 | TP_FEAT_MOUNT_API;
     if (policy.process.isolate_pids.value)
         features |= TP_FEAT_PIDNS;
     return features;
@@ -194,11 +193,10 @@ bool credentials_dir_placeable(const Policy &policy, const FsLowering &fs, Diagn
         return true;
     const std::string parent = parent_directory(TP_CREDENTIALS_DIR);
     const std::string why = host->path == "/" && host->op == TP_MNT_ROOT_READONLY
-                                ? "read_scope = \"all\" shows the host's " + parent + " because the policy names /run"
-                                : host->path + " is the host's directory here";
+        ? "read_scope = \"all\" shows the host's " + parent + " because the policy names /run"
+        : host->path + " is the host's directory here";
     diags.error(host->pos.line != 0 ? host->pos : policy.broker->pos,
-                "[broker] needs its credentials directory " TP_CREDENTIALS_DIR
-                " made inside the sandbox, but " + why +
+                "[broker] needs its credentials directory " TP_CREDENTIALS_DIR " made inside the sandbox, but " + why +
                     ", where nothing can be created: name a narrower path than /run (such as /run/user or "
                     "/run/postgresql), or remove the rule",
                 "credentials-dir");

@@ -12,12 +12,15 @@ namespace {
 bool makes_tmpfs(const MountStep &s)
 {
     return s.op == TP_MNT_ROOT_EMPTY || s.op == TP_MNT_MASK ||
-           (s.op == TP_MNT_TMPFS && (s.flags & TP_MNTF_CREDENTIALS) == 0);
+        (s.op == TP_MNT_TMPFS && (s.flags & TP_MNTF_CREDENTIALS) == 0);
 }
 
 }  // namespace
 
-std::string broker_url(const BrokerPolicy &broker) { return "http://127.0.0.1:" + std::to_string(broker.port.value); }
+std::string broker_url(const BrokerPolicy &broker)
+{
+    return "http://127.0.0.1:" + std::to_string(broker.port.value);
+}
 
 std::vector<std::pair<std::string, std::string>> broker_environment(const std::optional<BrokerPolicy> &broker)
 {

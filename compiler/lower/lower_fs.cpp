@@ -120,8 +120,7 @@ public:
     MountLowering(const Policy &policy, const FsTrie &trie, const HostView &host, Diagnostics &diags,
                   std::vector<MountStep> &out)
         : policy_(policy), trie_(trie), host_(host), diags_(diags), out_(out)
-    {
-    }
+    {}
 
     void run()
     {
@@ -176,9 +175,9 @@ private:
         case Level::Read:
             if (parent == Level::None)
                 return n.has_rule(RuleKind::GrantedSystem) && host_.kind(n.path) == HostKind::Symlink &&
-                               !host_.read_link(n.path).empty()
-                           ? TP_MNT_SYMLINK
-                           : TP_MNT_BIND;
+                        !host_.read_link(n.path).empty()
+                    ? TP_MNT_SYMLINK
+                    : TP_MNT_BIND;
             if (parent == Level::Write)
                 return fresh ? TP_MNT_BIND : TP_MNT_WRITE_DENY;
             return 0;
@@ -213,7 +212,7 @@ private:
         if (op == TP_MNT_TMPFS || op == TP_MNT_BIND)
             fresh = op == TP_MNT_TMPFS && n.has_rule(RuleKind::PrivateTmp);
         in_writable = in_writable || n.has_rule(RuleKind::WritableRoot) || n.has_rule(RuleKind::PrivateTmp) ||
-                      n.has_rule(RuleKind::PrivateDir);
+            n.has_rule(RuleKind::PrivateDir);
         warn_outside_roots(n, in_writable);
         if (symlink.empty() && parent != Level::Write && host_.kind(n.path) == HostKind::Symlink)
             symlink = n.path;
@@ -324,7 +323,7 @@ private:
         if (r->by == ImpliedBy::GitHooks) {
             const GitCodeFile *f = git_code_file(n.path);
             s.flags = TP_MNTF_REQUIRED | TP_MNTF_GIT | TP_MNTF_PLACEHOLDER |
-                      (f->directory ? TP_MNTF_MATERIALIZE_DIR : TP_MNTF_MATERIALIZE_FILE);
+                (f->directory ? TP_MNTF_MATERIALIZE_DIR : TP_MNTF_MATERIALIZE_FILE);
             s.source = std::string(f->placeholder);
         } else if (r->by == ImpliedBy::LinkTarget) {
             s.flags |= TP_MNTF_LINK_TARGET;
@@ -375,8 +374,7 @@ public:
     LandlockLowering(const FsTrie &trie, const SourcePos &scope_pos, const std::set<std::string> &symlinks,
                      const std::set<std::string> &created, Diagnostics &diags, std::vector<LandlockRule> &out)
         : trie_(trie), scope_pos_(scope_pos), symlinks_(symlinks), created_(created), diags_(diags), out_(out)
-    {
-    }
+    {}
 
     void run()
     {
@@ -505,8 +503,8 @@ private:
                 if (r == nullptr || r->implied || child->level == Level::Write)
                     continue;
                 diags_.note(r->pos,
-                            std::string(kind == RuleKind::ReadDeny ? "read_denies: " : "write_denies: ") +
-                                child->path + " lies inside the writable tree " + root.path +
+                            std::string(kind == RuleKind::ReadDeny ? "read_denies: " : "write_denies: ") + child->path +
+                                " lies inside the writable tree " + root.path +
                                 ": Landlock cannot take rights away there, so only the mount layer enforces it",
                             "mount-only");
                 break;
@@ -526,8 +524,8 @@ private:
 // build_fs_trie left out the denies the private /tmp makes moot: say so, once each.
 void note_hidden_by_private_tmp(const Policy &policy, Diagnostics &diags)
 {
-    for (const auto &[list, name] : {std::pair{&policy.fs.read_denies, "read_denies: "},
-                                     std::pair{&policy.fs.write_denies, "write_denies: "}})
+    for (const auto &[list, name] :
+         {std::pair{&policy.fs.read_denies, "read_denies: "}, std::pair{&policy.fs.write_denies, "write_denies: "}})
         for (const LocatedPath &deny : *list)
             if (hidden_by_private_tmp(policy, deny.value))
                 diags.note(deny.pos,

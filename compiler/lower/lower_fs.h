@@ -31,7 +31,7 @@ struct LandlockRule {
     uint64_t access = 0;  // LANDLOCK_ACCESS_FS_* of ABI 7
     uint32_t flags = 0;   // TP_MNTF_OPTIONAL
     std::string path;
-    std::string except;   // EXPAND: '/'-joined child names handled by their own rules
+    std::string except;  // EXPAND: '/'-joined child names handled by their own rules
     SourcePos pos;
 };
 

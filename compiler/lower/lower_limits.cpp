@@ -57,9 +57,9 @@ void write_limits(ir::PlanWriter &w, const ProcessPolicy &process, const PlanOri
         l.cpu_quota_us = process.cpu_max ? process.cpu_max->value : 0;
         l.cpu_period_us = process.cpu_max ? TP_CPU_PERIOD_US : 0;
         l.timeout_ms = process.timeout ? process.timeout->value : 0;
-        l.grace_ms = !process.timeout         ? 0
-                     : process.timeout_grace ? process.timeout_grace->value
-                                             : kDefaultTimeoutGraceMs;
+        l.grace_ms = !process.timeout ? 0
+            : process.timeout_grace   ? process.timeout_grace->value
+                                      : kDefaultTimeoutGraceMs;
         l.max_processes_origin = origin_of(process.max_processes, origin);
         l.memory_max_origin = origin_of(process.memory_max, origin);
         l.cpu_max_origin = origin_of(process.cpu_max, origin);

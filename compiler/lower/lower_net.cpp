@@ -7,8 +7,7 @@ namespace tartaros {
 
 namespace {
 
-void add_ports(ir::PlanWriter &w, const std::vector<Located<uint16_t>> &ports, uint16_t kind,
-               const PlanOrigins &origin)
+void add_ports(ir::PlanWriter &w, const std::vector<Located<uint16_t>> &ports, uint16_t kind, const PlanOrigins &origin)
 {
     for (const Located<uint16_t> &p : ports) {
         tp_net_port r{};
@@ -59,8 +58,9 @@ void add_pins(ir::PlanWriter &w, const NetworkPolicy &network, const PlanOrigins
 void warn_idle_proxy_keys(const NetworkPolicy &network, Diagnostics &diags)
 {
     auto idle = [&](const SourcePos &pos, const char *key) {
-        diags.warning(pos, std::string("[network] ") + key +
-                               " does nothing while allow_domains is empty: the proxy is not started",
+        diags.warning(pos,
+                      std::string("[network] ") + key +
+                          " does nothing while allow_domains is empty: the proxy is not started",
                       "proxy-key-unused");
     };
     if (!network.deny_domains.empty())
@@ -102,8 +102,12 @@ std::vector<std::pair<std::string, std::string>> proxy_environment(const Network
         return {};
     // Lower case first: curl reads only the lower-case http_proxy (the upper case one is a
     // CGI-era risk), most other tools read either.
-    return {{"http_proxy", url},  {"https_proxy", url}, {"HTTP_PROXY", url},
-            {"HTTPS_PROXY", url}, {"ALL_PROXY", url},   {"NO_PROXY", "localhost,127.0.0.1,::1"},
+    return {{"http_proxy", url},
+            {"https_proxy", url},
+            {"HTTP_PROXY", url},
+            {"HTTPS_PROXY", url},
+            {"ALL_PROXY", url},
+            {"NO_PROXY", "localhost,127.0.0.1,::1"},
             {"no_proxy", "localhost,127.0.0.1,::1"}};
 }
 
@@ -119,10 +123,10 @@ void write_network(ir::PlanWriter &w, const Policy &policy, Diagnostics &diags)
     tp_network n{};
     n.modes = modes;
     n.proxy_port = (modes & TP_NET_PROXY) ? network.proxy_port.value : uint16_t{0};
-    n.origin = origin(!network.allow_domains.empty() ? network.allow_domains.front().pos
-                      : !network.local_ports.empty() ? network.local_ports.front().pos
-                      : !network.expose_ports.empty() ? network.expose_ports.front().pos
-                                                      : policy.broker->pos);
+    n.origin = origin(!network.allow_domains.empty()      ? network.allow_domains.front().pos
+                          : !network.local_ports.empty()  ? network.local_ports.front().pos
+                          : !network.expose_ports.empty() ? network.expose_ports.front().pos
+                                                          : policy.broker->pos);
     w.set_network(n);
     add_ports(w, network.local_ports, TP_PORT_LOCAL, origin);
     add_ports(w, network.expose_ports, TP_PORT_EXPOSE, origin);

@@ -45,9 +45,8 @@ Failure host_error(const HostView &host, const std::string &dir)
     case HostKind::Directory: return std::nullopt;
     case HostKind::Absent:
         return "does not exist: create the directory first (mkdir -p " + printable(dir) +
-               "); the private tmpfs is mounted on it";
-    case HostKind::Symlink:
-        return "is a symlink (to " + quoted(host.read_link(dir)) + "): name the directory itself";
+            "); the private tmpfs is mounted on it";
+    case HostKind::Symlink: return "is a symlink (to " + quoted(host.read_link(dir)) + "): name the directory itself";
     case HostKind::File:
     case HostKind::Other: break;
     }
@@ -76,17 +75,16 @@ bool check_private_dirs(const Policy &policy, const HostView &host, Diagnostics 
         for (const LocatedPath &outer : dirs)
             if (!why && outer.value != dir.value && path_is_within(dir.value, outer.value))
                 why = "lies in the private directory " + quoted(outer.value) + " (" + place(outer.pos, dir.pos) +
-                      "), which is the sandbox's own already: remove it";
+                    "), which is the sandbox's own already: remove it";
         if (!why)
             why = host_error(host, dir.value);
         if (why)
             diags.error(dir.pos, "private_dirs: " + quoted(dir.value) + " " + *why, kRule);
     }
     // A private dir starts empty: a rule at or beneath it would name nothing of the host.
-    for (const auto &[list, name] : {std::pair{&policy.fs.read_allows, "read_allows"},
-                                     std::pair{&policy.fs.read_denies, "read_denies"},
-                                     std::pair{&policy.fs.writable_roots, "writable_roots"},
-                                     std::pair{&policy.fs.write_denies, "write_denies"}})
+    for (const auto &[list, name] :
+         {std::pair{&policy.fs.read_allows, "read_allows"}, std::pair{&policy.fs.read_denies, "read_denies"},
+          std::pair{&policy.fs.writable_roots, "writable_roots"}, std::pair{&policy.fs.write_denies, "write_denies"}})
         for (const LocatedPath &path : *list)
             for (const LocatedPath &dir : dirs)
                 if (path_is_within(path.value, dir.value)) {

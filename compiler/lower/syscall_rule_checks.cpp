@@ -29,14 +29,19 @@ std::string breaks_start_message(const std::string &name)
                "program start another); remove the rule, and keep programs from running others by what they "
                "may read and execute ([filesystem]) instead";
     if (name == "exit" || name == "exit_group")
-        return "deny " + name + " would keep processes from ending: every process ends with exit_group and "
-               "every thread with exit; refused with an errno, glibc's _exit retries forever, and with kill "
-               "every exit becomes a death by SIGSYS; remove the rule";
-    return "deny " + name + " would crash programs that handle signals: the kernel returns from every signal "
-           "handler through rt_sigreturn and resumes interrupted calls through restart_syscall; remove the rule";
+        return "deny " + name +
+            " would keep processes from ending: every process ends with exit_group and "
+            "every thread with exit; refused with an errno, glibc's _exit retries forever, and with kill "
+            "every exit becomes a death by SIGSYS; remove the rule";
+    return "deny " + name +
+        " would crash programs that handle signals: the kernel returns from every signal "
+        "handler through rt_sigreturn and resumes interrupted calls through restart_syscall; remove the rule";
 }
 
-std::string action_text(const seccomp::Action &a) { return seccomp::action_name(a.ret()); }
+std::string action_text(const seccomp::Action &a)
+{
+    return seccomp::action_name(a.ret());
+}
 
 // What the built-in rule answers where `rule` would apply: "ERRNO(EPERM) for every call", or
 // the built-in cases that overlap the rule's condition ("ERRNO(EPERM) for TIOCSTI or
@@ -66,10 +71,10 @@ std::string shadow_reason(const Profile &profile, size_t i)
         const Profile built_ins(profile.flags());
         const seccomp::SyscallRule &built_in = *built_ins.rule_for(rule.nr);
         return "the " + std::string(built_in.hardening ? "hardening" : "baseline") + " already answers every " + name +
-               " call it covers (" + built_in_answer(built_in, rule) + ")";
+            " call it covers (" + built_in_answer(built_in, rule) + ")";
     }
     return "the rule at " + profile.policy_rules()[by.rule].where +
-           (by.with_earlier ? " (with the rules before it)" : "") + " already decides every " + name + " call it covers";
+        (by.with_earlier ? " (with the rules before it)" : "") + " already decides every " + name + " call it covers";
 }
 
 namespace {
@@ -78,8 +83,8 @@ std::string shadowed_message(const Profile &profile, size_t i)
 {
     const bool built_in = profile.shadowed()[i].value_or(seccomp::Shadowing{}).rule < 0;
     return "this rule never applies: " + shadow_reason(profile, i) +
-           (built_in ? ", and a policy rule cannot change a built-in answer; remove it"
-                     : ", and the first rule that holds decides; remove it, or move it before that rule");
+        (built_in ? ", and a policy rule cannot change a built-in answer; remove it"
+                  : ", and the first rule that holds decides; remove it, or move it before that rule");
 }
 
 }  // namespace
@@ -87,7 +92,7 @@ std::string shadowed_message(const Profile &profile, size_t i)
 bool needed_to_start(std::string_view syscall)
 {
     static constexpr std::array<std::string_view, 5> kNeeded = {"execve", "exit", "exit_group", "rt_sigreturn",
-                                                                 "restart_syscall"};
+                                                                "restart_syscall"};
     return std::find(kNeeded.begin(), kNeeded.end(), syscall) != kNeeded.end();
 }
 

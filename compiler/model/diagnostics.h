@@ -57,7 +57,7 @@ private:
     const std::vector<std::string> *lines_of(const std::string &file) const;
 
     std::vector<Diagnostic> items_;
-    mutable std::map<std::string, std::vector<std::string>> lines_;  // file → its lines, read once
+    mutable std::map<std::string, std::vector<std::string>> lines_;               // file → its lines, read once
     std::map<std::pair<std::string, uint32_t>, std::vector<uint32_t>> redacted_;  // (file, line) → secrets' columns
 };
 

@@ -53,9 +53,9 @@ public:
 private:
     void add_rule(const std::string &rule);
 
-    std::unordered_set<std::string> rules_;       // "co.uk"
-    std::unordered_set<std::string> wildcards_;   // "ck" for "*.ck"
-    std::unordered_set<std::string> exceptions_;  // "www.ck" for "!www.ck"
+    std::unordered_set<std::string> rules_;               // "co.uk"
+    std::unordered_set<std::string> wildcards_;           // "ck" for "*.ck"
+    std::unordered_set<std::string> exceptions_;          // "www.ck" for "!www.ck"
     std::unordered_map<std::string, std::string> below_;  // name → a public suffix under it
 };
 
@@ -68,8 +68,8 @@ struct DomainError {
 // nullopt with the reason in `err` when it is refused (see the top of this file). `ports_hint`
 // says where the ports come from, for an entry written with one.
 inline constexpr std::string_view kDomainPortsHint = "the ports the proxy connects to are set by 'domain_ports'";
-std::optional<std::string> check_domain_pattern(std::string_view raw, const PublicSuffixList &psl,
-                                                DomainError &err, std::string_view ports_hint = kDomainPortsHint);
+std::optional<std::string> check_domain_pattern(std::string_view raw, const PublicSuffixList &psl, DomainError &err,
+                                                std::string_view ports_hint = kDomainPortsHint);
 
 // A credential broker's upstream, `host` of a [[broker.capability]]: a host name, an IPv4
 // literal or an IPv6 literal, optionally followed by ":port" (IPv6 then in brackets,

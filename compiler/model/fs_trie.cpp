@@ -46,7 +46,10 @@ std::vector<std::string_view> path_components(std::string_view path)
     return parts;
 }
 
-size_t path_depth(std::string_view path) { return path_components(path).size(); }
+size_t path_depth(std::string_view path)
+{
+    return path_components(path).size();
+}
 
 std::string path_join(std::string_view dir, std::string_view name)
 {
@@ -57,7 +60,10 @@ std::string path_join(std::string_view dir, std::string_view name)
     return out;
 }
 
-bool FsNode::has_rule(RuleKind kind) const { return find_rule(kind) != nullptr; }
+bool FsNode::has_rule(RuleKind kind) const
+{
+    return find_rule(kind) != nullptr;
+}
 
 const FsRule *FsNode::find_rule(RuleKind kind) const
 {
@@ -69,9 +75,9 @@ const FsRule *FsNode::find_rule(RuleKind kind) const
 
 const FsRule *FsNode::deciding_rule() const
 {
-    static constexpr RuleKind kByPrecedence[] = {RuleKind::ReadDeny,     RuleKind::WriteDeny, RuleKind::WritableRoot,
-                                                 RuleKind::PrivateTmp,   RuleKind::PrivateDir, RuleKind::ReadAllow,
-                                                 RuleKind::GrantedSystem, RuleKind::Dev,      RuleKind::Proc,
+    static constexpr RuleKind kByPrecedence[] = {RuleKind::ReadDeny,      RuleKind::WriteDeny,  RuleKind::WritableRoot,
+                                                 RuleKind::PrivateTmp,    RuleKind::PrivateDir, RuleKind::ReadAllow,
+                                                 RuleKind::GrantedSystem, RuleKind::Dev,        RuleKind::Proc,
                                                  RuleKind::Credentials};
     for (RuleKind kind : kByPrecedence)
         if (const FsRule *r = find_rule(kind))
@@ -144,7 +150,10 @@ void FsTrie::add(std::string_view path, const FsRule &rule)
     node->rules.push_back(rule);
 }
 
-void FsTrie::resolve() { resolve_node(*root_, root_inherited_); }
+void FsTrie::resolve()
+{
+    resolve_node(*root_, root_inherited_);
+}
 
 const FsNode *FsTrie::find(std::string_view path) const
 {
@@ -170,7 +179,10 @@ const FsNode &FsTrie::deepest_ancestor(std::string_view path) const
     return *node;
 }
 
-Level FsTrie::level_at(std::string_view path) const { return deepest_ancestor(path).level; }
+Level FsTrie::level_at(std::string_view path) const
+{
+    return deepest_ancestor(path).level;
+}
 
 namespace {
 
@@ -216,8 +228,7 @@ bool in_private_tmp_outside(const Policy &policy, const std::string &path,
         return false;
     for (const std::vector<LocatedPath> *list : lists)
         for (const LocatedPath &granted : *list)
-            if (granted.value != "/tmp" && path_is_within(granted.value, "/tmp") &&
-                path_is_within(path, granted.value))
+            if (granted.value != "/tmp" && path_is_within(granted.value, "/tmp") && path_is_within(path, granted.value))
                 return false;
     return true;
 }

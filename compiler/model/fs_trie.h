@@ -56,7 +56,7 @@ struct FsRule {
     bool implied = false;     // added by the compiler, not written in the policy
     bool known_file = false;  // a regular file: a policy file, the plan, or `type = "file"`
     ImpliedBy by = ImpliedBy::Other;
-    std::string via = {};     // GitHooks: the hooks directory; LinkTarget: the symlink
+    std::string via = {};  // GitHooks: the hooks directory; LinkTarget: the symlink
 };
 
 struct FsNode {
@@ -64,8 +64,8 @@ struct FsNode {
     std::string path;  // absolute, normalised
     std::vector<FsRule> rules;
     std::map<std::string, std::unique_ptr<FsNode>> children;  // sorted by name: deterministic walks
-    Level level = Level::None;      // effective level of this path (set by resolve)
-    Level min_below = Level::None;  // lowest level of this node and every descendant node
+    Level level = Level::None;                                // effective level of this path (set by resolve)
+    Level min_below = Level::None;                            // lowest level of this node and every descendant node
 
     bool has_rule(RuleKind kind) const;
     const FsRule *find_rule(RuleKind kind) const;

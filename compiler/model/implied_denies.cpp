@@ -17,15 +17,15 @@ namespace tartaros {
 // packed-refs and refs/ (names of commits), objects/info/alternates (where objects are read
 // from, never code; the objects themselves are writable anyway).
 const std::array<GitCodeFile, 4> kGitCodeFiles = {{
-    {"commondir", false, ".\n"},       // re-points the common directory: its config and hooks
-    {"config", false, ""},             // core.hooksPath, core.fsmonitor, aliases, filters, includes...
-    {"config.worktree", false, ""},    // the same, with extensions.worktreeConfig
-    {"worktrees", true, ""},           // each linked worktree's commondir, gitdir and config.worktree
+    {"commondir", false, ".\n"},     // re-points the common directory: its config and hooks
+    {"config", false, ""},           // core.hooksPath, core.fsmonitor, aliases, filters, includes...
+    {"config.worktree", false, ""},  // the same, with extensions.worktreeConfig
+    {"worktrees", true, ""},         // each linked worktree's commondir, gitdir and config.worktree
 }};
 
 namespace {
 
-constexpr int kMaxSymlinkHops = 40;       // the kernel's MAXSYMLINKS
+constexpr int kMaxSymlinkHops = 40;          // the kernel's MAXSYMLINKS
 constexpr size_t kMaxEntriesScanned = 4096;  // a write-denied directory is listed once, at compile time
 
 std::string last_component(std::string_view path)
@@ -48,7 +48,7 @@ bool deny_in_writable_tree(const FsTrie &trie, const std::string &path)
 {
     const FsNode *node = trie.find(path);
     return node != nullptr && node->has_rule(RuleKind::WriteDeny) && path != "/" &&
-           trie.level_at(parent_directory(path)) == Level::Write;
+        trie.level_at(parent_directory(path)) == Level::Write;
 }
 
 // Strictly beneath a writable root (never the root itself: a symlink to it would make the
@@ -57,8 +57,9 @@ bool protectable_target(const FsTrie &trie, const Policy &policy, const std::str
 {
     if (trie.level_at(target) != Level::Write)
         return false;
-    return std::any_of(policy.fs.writable_roots.begin(), policy.fs.writable_roots.end(),
-                       [&](const LocatedPath &root) { return target != root.value && path_is_within(target, root.value); });
+    return std::any_of(policy.fs.writable_roots.begin(), policy.fs.writable_roots.end(), [&](const LocatedPath &root) {
+        return target != root.value && path_is_within(target, root.value);
+    });
 }
 
 using Additions = std::vector<std::pair<std::string, FsRule>>;
@@ -76,8 +77,8 @@ void add_git_files(const FsTrie &trie, const Policy &policy, const HostView &hos
         if (named_in_policy(policy, path) || trie.level_at(path) != Level::Write || !real ||
             trie.level_at(*real) != Level::Write)
             continue;
-        out.emplace_back(path, FsRule{RuleKind::WriteDeny, hooks.pos, true, !f.directory, ImpliedBy::GitHooks,
-                                      hooks.value});
+        out.emplace_back(path,
+                         FsRule{RuleKind::WriteDeny, hooks.pos, true, !f.directory, ImpliedBy::GitHooks, hooks.value});
     }
 }
 
@@ -97,8 +98,9 @@ void add_link_targets(const FsTrie &trie, const Policy &policy, const HostView &
             continue;
         const bool seen = std::any_of(out.begin(), out.end(), [&](const auto &a) { return a.first == *target; });
         if (!seen)
-            out.emplace_back(*target, FsRule{RuleKind::WriteDeny, deny.pos, true,
-                                             host.kind(*target) == HostKind::File, ImpliedBy::LinkTarget, link});
+            out.emplace_back(*target,
+                             FsRule{RuleKind::WriteDeny, deny.pos, true, host.kind(*target) == HostKind::File,
+                                    ImpliedBy::LinkTarget, link});
     }
 }
 
@@ -130,8 +132,8 @@ bool is_git_directory(const std::string &dir, const HostView &host)
     if (last_component(dir) == ".git")
         return true;
     return host.kind(path_join(dir, "HEAD")) == HostKind::File &&
-           host.kind(path_join(dir, "objects")) == HostKind::Directory &&
-           host.kind(path_join(dir, "refs")) == HostKind::Directory;
+        host.kind(path_join(dir, "objects")) == HostKind::Directory &&
+        host.kind(path_join(dir, "refs")) == HostKind::Directory;
 }
 
 std::optional<std::string> resolve_on_host(const HostView &host, const std::string &path)

@@ -19,21 +19,26 @@ constexpr std::string_view kGlobCharacters = "*?[]{";
 constexpr size_t kShownPathLength = 80;
 
 // A path in a message: printable, and cut after kShownPathLength (a path can be any length).
-std::string quoted_path(std::string_view raw) {
+std::string quoted_path(std::string_view raw)
+{
     std::string shown = printable(raw);
-    if (shown.size() > kShownPathLength) shown = shown.substr(0, kShownPathLength) + "...";
+    if (shown.size() > kShownPathLength)
+        shown = shown.substr(0, kShownPathLength) + "...";
     return "'" + shown + "'";
 }
 
-bool refuse(PathError &err, std::string_view field, const std::string &what, const char *rule_id) {
+bool refuse(PathError &err, std::string_view field, const std::string &what, const char *rule_id)
+{
     err.message = std::string(field) + ": " + what;
     err.rule_id = rule_id;
     return false;
 }
 
 // The checks on the text as written, before anything is expanded.
-bool check_raw(std::string_view raw, std::string_view field, PathError &err) {
-    if (raw.empty()) return refuse(err, field, "empty path", "invalid-path");
+bool check_raw(std::string_view raw, std::string_view field, PathError &err)
+{
+    if (raw.empty())
+        return refuse(err, field, "empty path", "invalid-path");
     if (raw.find('\0') != std::string_view::npos)
         return refuse(err, field, quoted_path(raw) + " contains a NUL character", "invalid-path");
     if (raw.find('\n') != std::string_view::npos)
@@ -49,28 +54,35 @@ bool check_raw(std::string_view raw, std::string_view field, PathError &err) {
 
 // `raw` with a leading "~" or "~/" replaced by the home directory; other paths unchanged.
 std::optional<std::string> expand_home(std::string_view raw, std::string_view field,
-                                       const std::optional<std::string> &home, PathError &err) {
-    if (raw.front() != '~') return std::string(raw);
+                                       const std::optional<std::string> &home, PathError &err)
+{
+    if (raw.front() != '~')
+        return std::string(raw);
     if (raw.size() > 1 && raw[1] != '/') {
         refuse(err, field, quoted_path(raw) + ": '~user' paths are not supported; write '~/...' or an absolute path",
                "invalid-path");
         return std::nullopt;
     }
     if (!home) {
-        refuse(err, field, "cannot expand '~' in " + quoted_path(raw) + ": $HOME is not set and uid " +
-                               std::to_string(getuid()) + " has no home directory in the password database",
+        refuse(err, field,
+               "cannot expand '~' in " + quoted_path(raw) + ": $HOME is not set and uid " + std::to_string(getuid()) +
+                   " has no home directory in the password database",
                "invalid-path");
         return std::nullopt;
     }
     if (home->empty()) {
-        refuse(err, field, "cannot expand '~' in " + quoted_path(raw) +
-                               ": $HOME is set but empty; set it to your home directory, or unset it to use the "
-                               "password database's", "invalid-path");
+        refuse(err, field,
+               "cannot expand '~' in " + quoted_path(raw) +
+                   ": $HOME is set but empty; set it to your home directory, or unset it to use the "
+                   "password database's",
+               "invalid-path");
         return std::nullopt;
     }
     if (home->front() != '/') {
-        refuse(err, field, "cannot expand '~' in " + quoted_path(raw) + ": $HOME (" + quoted_path(*home) +
-                               ") is not an absolute path", "invalid-path");
+        refuse(err, field,
+               "cannot expand '~' in " + quoted_path(raw) + ": $HOME (" + quoted_path(*home) +
+                   ") is not an absolute path",
+               "invalid-path");
         return std::nullopt;
     }
     return *home + "/" + std::string(raw.substr(1));
@@ -78,8 +90,10 @@ std::optional<std::string> expand_home(std::string_view raw, std::string_view fi
 
 }  // namespace
 
-std::optional<std::string> policy_home() {
-    if (const char *home = std::getenv("HOME")) return std::string(home);
+std::optional<std::string> policy_home()
+{
+    if (const char *home = std::getenv("HOME"))
+        return std::string(home);
     struct passwd entry, *found = nullptr;
     std::vector<char> buffer(16384);
     if (getpwuid_r(getuid(), &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr ||
@@ -88,21 +102,25 @@ std::optional<std::string> policy_home() {
     return std::string(found->pw_dir);
 }
 
-std::string normalize_absolute(std::string_view path) {
+std::string normalize_absolute(std::string_view path)
+{
     std::vector<std::string_view> parts;
     size_t start = 0;
     while (start <= path.size()) {
         size_t end = path.find('/', start);
-        if (end == std::string_view::npos) end = path.size();
+        if (end == std::string_view::npos)
+            end = path.size();
         const std::string_view part = path.substr(start, end - start);
         if (part == "..") {
-            if (!parts.empty()) parts.pop_back();
+            if (!parts.empty())
+                parts.pop_back();
         } else if (!part.empty() && part != ".") {
             parts.push_back(part);
         }
         start = end + 1;
     }
-    if (parts.empty()) return "/";
+    if (parts.empty())
+        return "/";
     std::string out;
     for (std::string_view part : parts) {
         out += '/';
@@ -111,20 +129,26 @@ std::string normalize_absolute(std::string_view path) {
     return out;
 }
 
-std::optional<std::string> absolute_path(std::string_view path) {
-    if (!path.empty() && path.front() == '/') return normalize_absolute(path);
+std::optional<std::string> absolute_path(std::string_view path)
+{
+    if (!path.empty() && path.front() == '/')
+        return normalize_absolute(path);
     char cwd[PATH_MAX];
-    if (getcwd(cwd, sizeof cwd) == nullptr) return std::nullopt;
+    if (getcwd(cwd, sizeof cwd) == nullptr)
+        return std::nullopt;
     return normalize_absolute(std::string(cwd) + "/" + std::string(path));
 }
 
-std::string parent_directory(std::string_view path) {
+std::string parent_directory(std::string_view path)
+{
     const size_t slash = path.rfind('/');
-    if (slash == std::string_view::npos || slash == 0) return "/";
+    if (slash == std::string_view::npos || slash == 0)
+        return "/";
     return std::string(path.substr(0, slash));
 }
 
-std::string printable(std::string_view text) {
+std::string printable(std::string_view text)
+{
     std::string out;
     for (char c : text) {
         const auto byte = static_cast<unsigned char>(c);
@@ -143,25 +167,33 @@ std::string printable(std::string_view text) {
     return out;
 }
 
-std::string quoted(std::string_view text) { return "'" + printable(text) + "'"; }
+std::string quoted(std::string_view text)
+{
+    return "'" + printable(text) + "'";
+}
 
 std::optional<std::string> resolve_policy_path(std::string_view raw, std::string_view field,
-                                               const std::string &base_dir,
-                                               const std::optional<std::string> &home, PathError &err) {
-    if (!check_raw(raw, field, err)) return std::nullopt;
+                                               const std::string &base_dir, const std::optional<std::string> &home,
+                                               PathError &err)
+{
+    if (!check_raw(raw, field, err))
+        return std::nullopt;
     std::optional<std::string> expanded = expand_home(raw, field, home, err);
-    if (!expanded) return std::nullopt;
+    if (!expanded)
+        return std::nullopt;
     const std::string joined = expanded->front() == '/' ? *expanded : base_dir + "/" + *expanded;
     std::string resolved = normalize_absolute(joined);
     if (resolved.size() > kMaxPathLength) {
-        refuse(err, field, quoted_path(raw) + " is longer than " + std::to_string(kMaxPathLength) + " bytes once resolved",
+        refuse(err, field,
+               quoted_path(raw) + " is longer than " + std::to_string(kMaxPathLength) + " bytes once resolved",
                "invalid-path");
         return std::nullopt;
     }
     return resolved;
 }
 
-bool read_file(const std::string &path, std::string &out, std::string &err) {
+bool read_file(const std::string &path, std::string &out, std::string &err)
+{
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         err = std::strerror(errno);
@@ -171,13 +203,15 @@ bool read_file(const std::string &path, std::string &out, std::string &err) {
     char buffer[65536];
     for (;;) {
         const ssize_t got = read(fd, buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR) continue;
+        if (got < 0 && errno == EINTR)
+            continue;
         if (got < 0) {
             err = std::strerror(errno);
             close(fd);
             return false;
         }
-        if (got == 0) break;
+        if (got == 0)
+            break;
         if (out.size() + static_cast<size_t>(got) > kMaxReadSize) {
             err = "larger than " + std::to_string(kMaxReadSize >> 20) + " MiB";
             close(fd);
@@ -191,29 +225,34 @@ bool read_file(const std::string &path, std::string &out, std::string &err) {
 
 namespace {
 
-bool write_all(int fd, const std::vector<uint8_t> &data) {
+bool write_all(int fd, const std::vector<uint8_t> &data)
+{
     size_t done = 0;
     while (done < data.size()) {
         const ssize_t wrote = write(fd, data.data() + done, data.size() - done);
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote < 0) return false;
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote < 0)
+            return false;
         done += static_cast<size_t>(wrote);
     }
     return true;
 }
 
 // Makes the rename itself durable. Best effort: the data is already safe in the file.
-void sync_directory(const std::string &dir) {
+void sync_directory(const std::string &dir)
+{
     const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return;
+    if (fd < 0)
+        return;
     fsync(fd);
     close(fd);
 }
 
 }  // namespace
 
-bool write_file_atomically(const std::string &path, const std::vector<uint8_t> &data, unsigned mode,
-                           std::string &err) {
+bool write_file_atomically(const std::string &path, const std::vector<uint8_t> &data, unsigned mode, std::string &err)
+{
     const size_t slash = path.rfind('/');
     const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
     const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);

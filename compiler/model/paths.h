@@ -52,8 +52,8 @@ std::optional<std::string> policy_home();
 // (* ? [ ] {), `~user`, a missing, empty or relative home, and results longer than
 // kMaxPathLength.
 std::optional<std::string> resolve_policy_path(std::string_view raw, std::string_view field,
-                                               const std::string &base_dir,
-                                               const std::optional<std::string> &home, PathError &err);
+                                               const std::string &base_dir, const std::optional<std::string> &home,
+                                               PathError &err);
 
 // The whole content of `path` (at most kMaxReadSize bytes); false with the reason in `err`
 // (strerror text) when it cannot be read.
@@ -63,7 +63,6 @@ bool read_file(const std::string &path, std::string &out, std::string &err);
 // Replaces `path` atomically: a temporary file in the same directory, written, fsync'd,
 // given `mode`, then renamed over `path` (and the directory fsync'd). On failure `path` is
 // untouched, no temporary is left, and `err` says what failed.
-bool write_file_atomically(const std::string &path, const std::vector<uint8_t> &data, unsigned mode,
-                           std::string &err);
+bool write_file_atomically(const std::string &path, const std::vector<uint8_t> &data, unsigned mode, std::string &err);
 
 }  // namespace tartaros

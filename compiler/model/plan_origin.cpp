@@ -33,9 +33,9 @@ OriginNames::OriginNames(const tp_plan &plan)
     std::vector<std::string> included;
     for (uint32_t k = 0; k < plan.source_count; k++)
         included.emplace_back(tp_plan_str(&plan, plan.sources[k]), plan.sources[k].len);
-    const std::string policy_path =
-        plan.meta != nullptr ? std::string(tp_plan_str(&plan, plan.meta->policy_path), plan.meta->policy_path.len)
-                             : std::string();
+    const std::string policy_path = plan.meta != nullptr
+        ? std::string(tp_plan_str(&plan, plan.meta->policy_path), plan.meta->policy_path.len)
+        : std::string();
     name_files(policy_path, included);
 }
 

@@ -56,7 +56,7 @@ struct RlimitSetting {
     uint32_t resource = 0;  // the Linux RLIMIT_* number (compiler/model/units.h names them)
     uint64_t soft = 0;      // kRlimUnlimited = no limit
     uint64_t hard = 0;
-    SourcePos pos;          // the resource's key
+    SourcePos pos;  // the resource's key
 };
 
 // "unlimited" in rlimits (the kernel's RLIM_INFINITY).
@@ -96,7 +96,7 @@ struct ProcessPolicy {
 // `hosts` is normalised and its address is an IPv4 or IPv6 literal in canonical form; ports
 // appear in at most one of local_ports / expose_ports and never equal proxy_port.
 struct NetworkPolicy {
-    Located<bool> deny_unix{false, {}};  // every AF_UNIX socket and socketpair refused
+    Located<bool> deny_unix{false, {}};               // every AF_UNIX socket and socketpair refused
     std::vector<Located<std::string>> allow_domains;  // the proxy's allow-list
     std::vector<Located<std::string>> deny_domains;   // wins over allow_domains
     // Host 127.0.0.1 ports the agent reaches at 127.0.0.1:PORT inside (relayed out).
@@ -121,8 +121,8 @@ struct EnvPolicy {
 };
 
 // The environment variables passed through when a policy does not say.
-inline const std::vector<std::string> kDefaultPassthrough = {
-    "PATH", "HOME", "TERM", "LANG", "LC_ALL", "USER", "LOGNAME", "SHELL", "TZ"};
+inline const std::vector<std::string> kDefaultPassthrough = {"PATH", "HOME",    "TERM",  "LANG", "LC_ALL",
+                                                             "USER", "LOGNAME", "SHELL", "TZ"};
 
 // One `[[broker.capability]]`: requests to the broker under /<name>/ go to https://host:port
 // with `header` set to value_format, {value} replaced by the launcher's `value_env`.
@@ -197,12 +197,12 @@ struct SyscallCondition {
 };
 
 struct SyscallDenyRule {
-    SourcePos pos;                  // 'deny'
-    Located<std::string> name;      // the syscall's name, at the name
+    SourcePos pos;              // 'deny'
+    Located<std::string> name;  // the syscall's name, at the name
     uint32_t nr = 0;
     std::vector<SyscallCondition> when;  // all must hold; empty: every call
-    bool kill = false;              // true: SECCOMP_RET_KILL_PROCESS; false: errno `err`
-    uint16_t err = 1;               // EPERM unless the rule says
+    bool kill = false;                   // true: SECCOMP_RET_KILL_PROCESS; false: errno `err`
+    uint16_t err = 1;                    // EPERM unless the rule says
 };
 
 // At most this many rules; the filter must still fit the kernel's 4096 instructions (the

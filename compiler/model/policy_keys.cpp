@@ -22,8 +22,7 @@ constexpr PolicySection kSections[] = {
 };
 
 constexpr PolicyKey kKeys[] = {
-    {"", "version", S::Scalar, R::None, "integer", "required",
-     "must be `1`"},
+    {"", "version", S::Scalar, R::None, "integer", "required", "must be `1`"},
     {"", "include", S::List, R::Path, "paths", "`[]`",
      "`.tart` files whose groups, settings and syscall rules add to this policy, relative to its "
      "directory (see [Policies in .tart](#policies-in-tart))"},
@@ -78,8 +77,7 @@ constexpr PolicyKey kKeys[] = {
     {"process", "timeout", S::Scalar, R::None, "duration", "none",
      "wall clock from the start: `90`, `\"90s\"`, `\"5m\"`, `\"1h30m\"`. Then SIGTERM to the command, and "
      "SIGKILL to everything after `timeout_grace`; exit 137"},
-    {"process", "timeout_grace", S::Scalar, R::None, "duration", "`\"5s\"`",
-     "only with `timeout`, at most 1 h"},
+    {"process", "timeout_grace", S::Scalar, R::None, "duration", "`\"5s\"`", "only with `timeout`, at most 1 h"},
     {"process", "rlimits", S::Table, R::None, "table", "`{ core = 0 }`",
      "resource limits of the command: `{ nofile = 1024, fsize = \"1G\", stack = \"8M\" }`; a value is an "
      "integer, a size (byte limits), `\"unlimited\"`, or `{ soft = X, hard = Y }`. Names: `cpu fsize "
@@ -89,10 +87,8 @@ constexpr PolicyKey kKeys[] = {
      "HTTP(S) through the egress proxy to these hosts: an exact name (`github.com`), an IP literal, "
      "or `*.suffix` (strict subdomains). `*`, `*.com`, `*.co.uk`, `*.github.io` (a public suffix, or "
      "one with public suffixes beneath it) are refused. `tartaros run --allow-domain`"},
-    {"network", "deny_domains", S::List, R::Domain, "names", "`[]`",
-     "refused even when an allow pattern matches"},
-    {"network", "domain_ports", S::List, R::None, "ports", "`[443, 80]`",
-     "destination ports the proxy may connect to"},
+    {"network", "deny_domains", S::List, R::Domain, "names", "`[]`", "refused even when an allow pattern matches"},
+    {"network", "domain_ports", S::List, R::None, "ports", "`[443, 80]`", "destination ports the proxy may connect to"},
     {"network", "hosts", S::Table, R::None, "table", "`{}`",
      "`{ \"name\" = \"address\" }`: the proxy resolves `name` only to `address`, and the internal-address "
      "rule does not apply to it"},
@@ -160,7 +156,10 @@ std::string row(std::initializer_list<std::string_view> cells)
 
 }  // namespace
 
-std::span<const PolicySection> policy_sections() { return kSections; }
+std::span<const PolicySection> policy_sections()
+{
+    return kSections;
+}
 
 const PolicySection &policy_section(std::string_view section)
 {
@@ -170,7 +169,10 @@ const PolicySection &policy_section(std::string_view section)
     throw std::logic_error("no policy section '" + std::string(section) + "' in policy_keys.cpp");
 }
 
-std::span<const PolicyKey> policy_keys() { return kKeys; }
+std::span<const PolicyKey> policy_keys()
+{
+    return kKeys;
+}
 
 std::vector<const PolicyKey *> section_keys(std::string_view section)
 {

@@ -35,7 +35,7 @@ struct PolicyKey {
     std::string_view name;
     KeyShape shape;
     KeyRole role;
-    std::string_view type;          // docs/policy.md's columns, in Markdown
+    std::string_view type;  // docs/policy.md's columns, in Markdown
     std::string_view default_text;
     std::string_view doc;
 };

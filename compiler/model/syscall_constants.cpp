@@ -210,43 +210,53 @@ const std::vector<Constant> &errnos() {
 #undef C
 // clang-format on
 
-const Constant *find(const std::vector<Constant> &table, std::string_view name) {
+const Constant *find(const std::vector<Constant> &table, std::string_view name)
+{
     auto found = std::find_if(table.begin(), table.end(), [&](const Constant &c) { return c.name == name; });
     return found == table.end() ? nullptr : &*found;
 }
 
-std::vector<std::string> names_of(const std::vector<Constant> &table) {
+std::vector<std::string> names_of(const std::vector<Constant> &table)
+{
     std::vector<std::string> names;
     names.reserve(table.size());
-    for (const Constant &c : table) names.emplace_back(c.name);
+    for (const Constant &c : table)
+        names.emplace_back(c.name);
     return names;
 }
 
 }  // namespace
 
-std::optional<uint32_t> syscall_constant(std::string_view name) {
+std::optional<uint32_t> syscall_constant(std::string_view name)
+{
     const Constant *found = find(constants(), name);
-    if (found == nullptr) return std::nullopt;
+    if (found == nullptr)
+        return std::nullopt;
     return static_cast<uint32_t>(found->value);  // modulo 2^32: AT_FDCWD = -100 = 0xffffff9c
 }
 
-const std::vector<std::string> &syscall_constant_names() {
+const std::vector<std::string> &syscall_constant_names()
+{
     static const std::vector<std::string> names = names_of(constants());
     return names;
 }
 
-std::optional<uint16_t> errno_number(std::string_view name) {
+std::optional<uint16_t> errno_number(std::string_view name)
+{
     const Constant *found = find(errnos(), name);
-    if (found == nullptr) return std::nullopt;
+    if (found == nullptr)
+        return std::nullopt;
     return static_cast<uint16_t>(found->value);
 }
 
-std::string_view errno_name(uint16_t number) {
+std::string_view errno_name(uint16_t number)
+{
     auto found = std::find_if(errnos().begin(), errnos().end(), [&](const Constant &c) { return c.value == number; });
     return found == errnos().end() ? std::string_view{} : found->name;
 }
 
-const std::vector<std::string> &errno_names() {
+const std::vector<std::string> &errno_names()
+{
     static const std::vector<std::string> names = names_of(errnos());
     return names;
 }

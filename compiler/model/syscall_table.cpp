@@ -30,7 +30,10 @@ const std::vector<SyscallEntry> &table()
 
 }  // namespace
 
-std::span<const SyscallEntry> syscall_table() { return table(); }
+std::span<const SyscallEntry> syscall_table()
+{
+    return table();
+}
 
 std::optional<uint32_t> syscall_number(std::string_view name)
 {

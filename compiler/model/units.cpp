@@ -36,7 +36,10 @@ uint64_t pow10(uint32_t n)
     return v;
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
 
 // Digits, optionally '.' and more digits, at the start of `text`. Returns the characters
 // used, 0 when there is no number there (or it has too many digits to be a limit).
@@ -79,7 +82,10 @@ Scaled scale(const Decimal &d, uint64_t unit, u128 &out)
 }
 
 // "text" in double quotes, unlike paths.h's 'quoted': a size or duration is a TOML string value.
-std::string quoted(std::string_view text) { return "\"" + printable(text) + "\""; }
+std::string quoted(std::string_view text)
+{
+    return "\"" + printable(text) + "\"";
+}
 
 std::string lower(std::string_view text)
 {
@@ -103,9 +109,10 @@ struct SizeUnit {
     const char *name;  // lower case
     uint64_t bytes;
 };
-constexpr SizeUnit kSizeUnits[] = {{"b", 1},           {"k", 1ull << 10},   {"kib", 1ull << 10}, {"m", 1ull << 20},
-                                   {"mib", 1ull << 20}, {"g", 1ull << 30},   {"gib", 1ull << 30}, {"t", 1ull << 40},
-                                   {"tib", 1ull << 40}, {"p", 1ull << 50},   {"pib", 1ull << 50}};
+constexpr SizeUnit kSizeUnits[] = {
+    {"b", 1},           {"k", 1ull << 10},   {"kib", 1ull << 10}, {"m", 1ull << 20},   {"mib", 1ull << 20},
+    {"g", 1ull << 30},  {"gib", 1ull << 30}, {"t", 1ull << 40},   {"tib", 1ull << 40}, {"p", 1ull << 50},
+    {"pib", 1ull << 50}};
 
 std::nullopt_t size_unit_error(std::string_view text, std::string_view number, std::string_view unit, UnitError &err)
 {
@@ -129,8 +136,8 @@ struct DurationUnit {
     const char *name;
     uint64_t us;
 };
-constexpr DurationUnit kDurationUnits[] = {
-    {"d", 86400000000ull}, {"h", 3600000000ull}, {"m", 60000000ull}, {"s", 1000000ull}, {"ms", 1000ull}, {"us", 1ull}};
+constexpr DurationUnit kDurationUnits[] = {{"d", 86400000000ull}, {"h", 3600000000ull}, {"m", 60000000ull},
+                                           {"s", 1000000ull},     {"ms", 1000ull},      {"us", 1ull}};
 
 }  // namespace
 
@@ -159,8 +166,10 @@ std::optional<uint64_t> parse_size(std::string_view text, UnitError &err)
         switch (scale(d, s.bytes, bytes)) {
         case Scaled::Ok: return static_cast<uint64_t>(bytes);
         case Scaled::NotWhole:
-            return fail(err, quoted(text) + " is not a whole number of bytes; write an integer of bytes or a size "
-                                            "that is one, like \"1.5G\"",
+            return fail(err,
+                        quoted(text) +
+                            " is not a whole number of bytes; write an integer of bytes or a size "
+                            "that is one, like \"1.5G\"",
                         "invalid-size");
         case Scaled::TooLarge: return fail(err, quoted(text) + " is too large to be a size", "invalid-size");
         }
@@ -180,9 +189,9 @@ std::optional<uint64_t> parse_duration_us(std::string_view text, UnitError &err)
         Decimal d;
         const size_t used = parse_decimal(text.substr(i), d);
         if (used == 0)
-            return fail(err,
-                        quoted(text) + (text.front() == '-' ? " is negative; " : " is not a duration; ") + kDurationHint,
-                        "invalid-duration");
+            return fail(
+                err, quoted(text) + (text.front() == '-' ? " is negative; " : " is not a duration; ") + kDurationHint,
+                "invalid-duration");
         size_t end = i + used;
         while (end < text.size() && std::isalpha(static_cast<unsigned char>(text[end])))
             end++;
@@ -225,8 +234,9 @@ std::optional<uint64_t> parse_cpu_percent(std::string_view text, UnitError &err)
                         std::string(text) + " (CPUs, without quotes)",
                     "invalid-cpu");
     if (used == 0 || text.substr(used) != "%")
-        return fail(err, quoted(text) + (!text.empty() && text.front() == '-' ? " is negative; " : " is not a CPU amount; ") +
-                             hint,
+        return fail(err,
+                    quoted(text) +
+                        (!text.empty() && text.front() == '-' ? " is negative; " : " is not a CPU amount; ") + hint,
                     "invalid-cpu");
     if (d.whole > 1000000000000ull)
         return fail(err, quoted(text) + " is too large to be a CPU amount", "invalid-cpu");

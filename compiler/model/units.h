@@ -66,8 +66,8 @@ enum class RlimitUnit {
 };
 
 struct RlimitResource {
-    const char *name;    // the policy's key, e.g. "nofile"
-    uint32_t number;     // the Linux RLIMIT_* number
+    const char *name;  // the policy's key, e.g. "nofile"
+    uint32_t number;   // the Linux RLIMIT_* number
     RlimitUnit unit;
     const char *counts;  // what it limits, for messages: "open file descriptors"
 };

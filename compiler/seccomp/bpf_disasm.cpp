@@ -96,7 +96,7 @@ std::string conditional(const tp_bpf_insn &in, size_t i, bool a_is_nr)
     const bool by_x = TP_BPF_SRC(in.code) == TP_BPF_X;
     std::string text = std::string(jump_mnemonic(op)) + (by_x ? " x" : " #" + hex(in.k));
     text = pad_to_comment(std::move(text)) + "; true " + std::to_string(i + 1 + in.jt) + ", false " +
-           std::to_string(i + 1 + in.jf);
+        std::to_string(i + 1 + in.jf);
     if (a_is_nr && !by_x && op != TP_BPF_JSET) {
         const std::string_view name = syscall_name(in.k);
         if (!name.empty())
@@ -121,8 +121,7 @@ std::string instruction(const tp_bpf_insn &in, size_t i, bool a_is_nr)
     default: break;
     }
     if (TP_BPF_CLASS(code) == TP_BPF_ALU && code <= 0xff && !alu_mnemonic(TP_BPF_OP(code)).empty())
-        return std::string(alu_mnemonic(TP_BPF_OP(code))) +
-               (TP_BPF_SRC(code) == TP_BPF_X ? " x" : " #" + hex(in.k));
+        return std::string(alu_mnemonic(TP_BPF_OP(code))) + (TP_BPF_SRC(code) == TP_BPF_X ? " x" : " #" + hex(in.k));
     if (TP_BPF_CLASS(code) == TP_BPF_JMP && code <= 0xff && !jump_mnemonic(TP_BPF_OP(code)).empty())
         return conditional(in, i, a_is_nr);
     return raw(in);

@@ -13,9 +13,8 @@ namespace {
 
 [[noreturn, gnu::cold, gnu::noinline]] void invalid(const tp_bpf_result &r)
 {
-    throw std::logic_error("evaluate: instruction " + std::to_string(r.fault_pc) + ": " +
-                           tp_bpf_fault_text(r.fault) + " " + std::to_string(r.fault_value) +
-                           " (the program did not pass tp_bpf_check)");
+    throw std::logic_error("evaluate: instruction " + std::to_string(r.fault_pc) + ": " + tp_bpf_fault_text(r.fault) +
+                           " " + std::to_string(r.fault_value) + " (the program did not pass tp_bpf_check)");
 }
 
 }  // namespace

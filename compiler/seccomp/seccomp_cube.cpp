@@ -82,17 +82,13 @@ std::vector<Cube> cubes_of(const ArgTest &test)
         for (uint32_t v : test.values)
             out.push_back({0xffffffffu, v});
         break;
-    case ArgTest::Kind::NotIn:
-        cover_complement(0, 0, test.values, out);
-        break;
+    case ArgTest::Kind::NotIn: cover_complement(0, 0, test.values, out); break;
     case ArgTest::Kind::AnyBit:
         for (uint32_t bit = 1; bit != 0; bit <<= 1)
             if (test.values[0] & bit)
                 out.push_back({bit, bit});
         break;
-    case ArgTest::Kind::NoBit:
-        out.push_back({test.values[0], 0});
-        break;
+    case ArgTest::Kind::NoBit: out.push_back({test.values[0], 0}); break;
     }
     return out;
 }

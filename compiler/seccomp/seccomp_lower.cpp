@@ -23,12 +23,9 @@ namespace {
 uint32_t scmp_action(const Action &a)
 {
     switch (a.kind) {
-    case Action::Kind::Allow:
-        return SCMP_ACT_ALLOW;
-    case Action::Kind::Errno:
-        return SCMP_ACT_ERRNO(a.err);
-    case Action::Kind::KillProcess:
-        return SCMP_ACT_KILL_PROCESS;
+    case Action::Kind::Allow: return SCMP_ACT_ALLOW;
+    case Action::Kind::Errno: return SCMP_ACT_ERRNO(a.err);
+    case Action::Kind::KillProcess: return SCMP_ACT_KILL_PROCESS;
     }
     return SCMP_ACT_KILL_PROCESS;
 }

@@ -150,8 +150,8 @@ std::vector<Conjunction> subtract(const Conjunction &q, const Conjunction &c)
 // The rule for `nr`, made (allowing, with no case) where there is none yet.
 SyscallRule &rule_for_policy(std::vector<SyscallRule> &rules, uint32_t nr)
 {
-    const auto at = std::lower_bound(rules.begin(), rules.end(), nr,
-                                     [](const SyscallRule &r, uint32_t n) { return r.nr < n; });
+    const auto at =
+        std::lower_bound(rules.begin(), rules.end(), nr, [](const SyscallRule &r, uint32_t n) { return r.nr < n; });
     if (at != rules.end() && at->nr == nr)
         return *at;
     SyscallRule r;
@@ -166,7 +166,7 @@ SyscallRule &rule_for_policy(std::vector<SyscallRule> &rules, uint32_t nr)
 std::string why(const PolicyRule &p, const Conjunction &piece, bool cut)
 {
     return (piece.empty() ? std::string("every call") : describe_tests(piece)) + " (policy rule at " + p.where +
-           (cut ? ", where no earlier rule decides" : "") + ")";
+        (cut ? ", where no earlier rule decides" : "") + ")";
 }
 
 // The first case of `r` that alone holds wherever `p` does (p ∧ ¬t is empty for each test t of

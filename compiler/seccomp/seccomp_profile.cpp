@@ -31,8 +31,8 @@ constexpr uint32_t kPerLinux = 0, kPersonalityQuery = 0xffffffffu;
 // CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET. (CLONE_NEWTIME, 0x80,
 // lies inside clone()'s exit-signal byte and can only be asked for through clone3 or unshare,
 // both refused whole.)
-constexpr uint32_t kCloneNamespaceFlags = 0x00020000u | 0x02000000u | 0x04000000u | 0x08000000u |
-                                          0x10000000u | 0x20000000u | 0x40000000u;
+constexpr uint32_t kCloneNamespaceFlags =
+    0x00020000u | 0x02000000u | 0x04000000u | 0x08000000u | 0x10000000u | 0x20000000u | 0x40000000u;
 constexpr uint32_t kArchI386 = 0x40000003u, kArchAarch64 = 0xC00000B7u;
 constexpr uint32_t kX32Bit = 0x40000000u;
 constexpr uint32_t kNrSkip = 0xffffffffu;  // -1: "no syscall", the kernel answers ENOSYS
@@ -72,30 +72,28 @@ SyscallRule socket_rule(bool deny_unix)
                                   "namespaces; packet, alg, key, xdp... are kernel attack surface",
                                   false);
     std::vector<uint32_t> known = {kAfUnix, kAfInet, kAfInet6, kAfNetlink};
-    r.cases.push_back({{test(ArgTest::Kind::NotIn, 0, known)}, Action::error(EAFNOSUPPORT),
+    r.cases.push_back({{test(ArgTest::Kind::NotIn, 0, known)},
+                       Action::error(EAFNOSUPPORT),
                        "a family other than AF_UNIX, AF_INET, AF_INET6, AF_NETLINK"});
     if (deny_unix)
-        r.cases.push_back({{test(ArgTest::Kind::In, 0, {kAfUnix})}, Action::error(EPERM),
-                           "AF_UNIX (deny_unix)"});
-    r.cases.push_back({{test(ArgTest::Kind::In, 0, {kAfInet, kAfInet6}),
-                        test(ArgTest::Kind::In, 2, {kIpprotoMptcp})},
-                       Action::error(EPROTONOSUPPORT), "AF_INET/AF_INET6 with IPPROTO_MPTCP"});
-    r.cases.push_back({{test(ArgTest::Kind::In, 0, {kAfNetlink}),
-                        test(ArgTest::Kind::NotIn, 2, {kNetlinkRoute})},
-                       Action::error(EPROTONOSUPPORT), "AF_NETLINK other than NETLINK_ROUTE"});
+        r.cases.push_back({{test(ArgTest::Kind::In, 0, {kAfUnix})}, Action::error(EPERM), "AF_UNIX (deny_unix)"});
+    r.cases.push_back({{test(ArgTest::Kind::In, 0, {kAfInet, kAfInet6}), test(ArgTest::Kind::In, 2, {kIpprotoMptcp})},
+                       Action::error(EPROTONOSUPPORT),
+                       "AF_INET/AF_INET6 with IPPROTO_MPTCP"});
+    r.cases.push_back({{test(ArgTest::Kind::In, 0, {kAfNetlink}), test(ArgTest::Kind::NotIn, 2, {kNetlinkRoute})},
+                       Action::error(EPROTONOSUPPORT),
+                       "AF_NETLINK other than NETLINK_ROUTE"});
     return r;
 }
 
 SyscallRule socketpair_rule(bool deny_unix)
 {
     SyscallRule r = unconditional("socketpair", Action::allow(),
-                                  "only AF_UNIX pairs exist in practice; nothing else is needed",
-                                  false);
-    r.cases.push_back({{test(ArgTest::Kind::NotIn, 0, {kAfUnix})}, Action::error(EAFNOSUPPORT),
-                       "a family other than AF_UNIX"});
+                                  "only AF_UNIX pairs exist in practice; nothing else is needed", false);
+    r.cases.push_back(
+        {{test(ArgTest::Kind::NotIn, 0, {kAfUnix})}, Action::error(EAFNOSUPPORT), "a family other than AF_UNIX"});
     if (deny_unix)
-        r.cases.push_back({{test(ArgTest::Kind::In, 0, {kAfUnix})}, Action::error(EPERM),
-                           "AF_UNIX (deny_unix)"});
+        r.cases.push_back({{test(ArgTest::Kind::In, 0, {kAfUnix})}, Action::error(EPERM), "AF_UNIX (deny_unix)"});
     return r;
 }
 
@@ -164,7 +162,7 @@ struct ModeArg {
     uint8_t arg;
 };
 constexpr ModeArg kModeArgs[] = {
-    {"open", 2}, {"creat", 1}, {"openat", 3}, {"mknod", 1}, {"mknodat", 2},
+    {"open", 2},  {"creat", 1},  {"openat", 3},   {"mknod", 1},     {"mknodat", 2},
     {"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"fchmodat2", 2},
 };
 
@@ -181,7 +179,8 @@ void add_setid_mode_rules(std::vector<SyscallRule> &rules)
                                       "a mode with S_ISUID or S_ISGID: such a file made in a writable root "
                                       "runs as its owner on the host (root's, for a root launcher)",
                                       true);
-        r.cases.push_back({{test(ArgTest::Kind::AnyBit, m.arg, {kSetIdBits})}, Action::error(EPERM),
+        r.cases.push_back({{test(ArgTest::Kind::AnyBit, m.arg, {kSetIdBits})},
+                           Action::error(EPERM),
                            "mode & 06000 (S_ISUID, S_ISGID)"});
         rules.push_back(std::move(r));
     }
@@ -196,11 +195,11 @@ void add_hardening(std::vector<SyscallRule> &rules)
     for (const Denial &d : kDenials)
         rules.push_back(unconditional(d.name, Action::error(EPERM), d.why, true));
 
-    SyscallRule clone = unconditional("clone", Action::allow(),
-                                      "new namespaces refused (as unshare); threads and fork stay",
-                                      true);
+    SyscallRule clone =
+        unconditional("clone", Action::allow(), "new namespaces refused (as unshare); threads and fork stay", true);
     clone.cases.push_back({{test(ArgTest::Kind::AnyBit, 0, {kCloneNamespaceFlags})},
-                           Action::error(EPERM), "flags with a CLONE_NEW* bit"});
+                           Action::error(EPERM),
+                           "flags with a CLONE_NEW* bit"});
     rules.push_back(std::move(clone));
     rules.push_back(unconditional("clone3", Action::error(ENOSYS),
                                   "its flags sit in memory a filter cannot read; ENOSYS makes "
@@ -212,15 +211,16 @@ void add_hardening(std::vector<SyscallRule> &rules)
                                      "mitigations; only the default and the query pass",
                                      true);
     pers.cases.push_back({{test(ArgTest::Kind::NotIn, 0, {kPerLinux, kPersonalityQuery})},
-                          Action::error(EPERM), "anything but PER_LINUX (0) or the query (0xffffffff)"});
+                          Action::error(EPERM),
+                          "anything but PER_LINUX (0) or the query (0xffffffff)"});
     rules.push_back(std::move(pers));
 
     SyscallRule ioctl = unconditional("ioctl", Action::allow(),
                                       "TIOCSTI types into the terminal the user's shell reads; "
                                       "TIOCLINUX can do the same on a virtual console",
                                       true);
-    ioctl.cases.push_back({{test(ArgTest::Kind::In, 1, {kTiocsti, kTioclinux})},
-                           Action::error(EPERM), "TIOCSTI or TIOCLINUX"});
+    ioctl.cases.push_back(
+        {{test(ArgTest::Kind::In, 1, {kTiocsti, kTioclinux})}, Action::error(EPERM), "TIOCSTI or TIOCLINUX"});
     rules.push_back(std::move(ioctl));
 
     add_setid_mode_rules(rules);
@@ -250,7 +250,10 @@ SeccompData call(uint32_t nr, uint32_t arch = TP_ARCH_X86_64)
     return d;
 }
 
-bool is_bit_test(const ArgTest &t) { return t.kind == ArgTest::Kind::AnyBit || t.kind == ArgTest::Kind::NoBit; }
+bool is_bit_test(const ArgTest &t)
+{
+    return t.kind == ArgTest::Kind::AnyBit || t.kind == ArgTest::Kind::NoBit;
+}
 
 // The constants a test compares with (each bit of a mask too), their neighbours, and the
 // extremes.
@@ -429,12 +432,9 @@ const std::vector<SyscallRule> &built_in_rules(ProfileFlags flags)
 uint32_t Action::ret() const
 {
     switch (kind) {
-    case Kind::Allow:
-        return TP_RET_ALLOW;
-    case Kind::Errno:
-        return TP_RET_ERRNO | err;
-    case Kind::KillProcess:
-        return TP_RET_KILL_PROCESS;
+    case Kind::Allow: return TP_RET_ALLOW;
+    case Kind::Errno: return TP_RET_ERRNO | err;
+    case Kind::KillProcess: return TP_RET_KILL_PROCESS;
     }
     return TP_RET_KILL_PROCESS;
 }
@@ -443,14 +443,10 @@ bool ArgTest::holds(const SeccompData &d) const
 {
     uint32_t low = static_cast<uint32_t>(d.args[arg]);
     switch (kind) {
-    case Kind::In:
-        return std::binary_search(values.begin(), values.end(), low);
-    case Kind::NotIn:
-        return !std::binary_search(values.begin(), values.end(), low);
-    case Kind::AnyBit:
-        return (low & values[0]) != 0;
-    case Kind::NoBit:
-        return (low & values[0]) == 0;
+    case Kind::In: return std::binary_search(values.begin(), values.end(), low);
+    case Kind::NotIn: return !std::binary_search(values.begin(), values.end(), low);
+    case Kind::AnyBit: return (low & values[0]) != 0;
+    case Kind::NoBit: return (low & values[0]) == 0;
     }
     return false;
 }
@@ -463,8 +459,8 @@ Profile::Profile(ProfileFlags flags, std::vector<PolicyRule> policy_rules)
 
 const SyscallRule *Profile::rule_for(uint32_t nr) const
 {
-    auto it = std::lower_bound(rules_.begin(), rules_.end(), nr,
-                               [](const SyscallRule &r, uint32_t n) { return r.nr < n; });
+    auto it =
+        std::lower_bound(rules_.begin(), rules_.end(), nr, [](const SyscallRule &r, uint32_t n) { return r.nr < n; });
     return it != rules_.end() && it->nr == nr ? &*it : nullptr;
 }
 

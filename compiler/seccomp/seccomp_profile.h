@@ -30,8 +30,8 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <stdexcept>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,7 +48,7 @@ struct Action {
     static Action allow() { return {}; }
     static Action error(int e) { return {Kind::Errno, static_cast<uint16_t>(e)}; }
     static Action kill() { return {Kind::KillProcess, 0}; }
-    uint32_t ret() const;            // the SECCOMP_RET_* value
+    uint32_t ret() const;  // the SECCOMP_RET_* value
     bool operator==(const Action &) const = default;
 };
 
@@ -61,8 +61,8 @@ struct ArgTest {
         NoBit,   // low32 & values[0] == 0 (values holds exactly one non-zero mask)
     };
     Kind kind = Kind::In;
-    uint8_t arg = 0;                // 0..5
-    std::vector<uint32_t> values;   // sorted, no duplicates
+    uint8_t arg = 0;               // 0..5
+    std::vector<uint32_t> values;  // sorted, no duplicates
     bool holds(const SeccompData &d) const;
     bool operator==(const ArgTest &) const = default;
 };
@@ -70,19 +70,19 @@ struct ArgTest {
 struct Case {
     std::vector<ArgTest> when;  // all must hold; sorted by argument, several on one argument all hold
     Action action;
-    std::string why;            // e.g. "family AF_VSOCK, AF_PACKET, ... (not in the allow-list)"
-    int policy_rule = -1;       // the index of the policy rule it comes from; -1: built in
+    std::string why;       // e.g. "family AF_VSOCK, AF_PACKET, ... (not in the allow-list)"
+    int policy_rule = -1;  // the index of the policy rule it comes from; -1: built in
 };
 
 struct SyscallRule {
     uint32_t nr = 0;
-    std::string_view name;      // "" for a number beyond the table (future syscalls)
-    std::vector<Case> cases;    // disjoint across actions; empty: `otherwise` always applies
-    Action otherwise;           // when no case holds
-    std::string_view why;       // one line: why the rule exists (docs/seccomp.md, --explain)
-    bool hardening = false;     // false: baseline, in every profile (or the policy's)
-    bool policy = false;        // only the policy's rules decide this syscall (no built-in rule)
-    int otherwise_rule = -1;    // the policy rule `otherwise` comes from; -1: built in (or allow)
+    std::string_view name;    // "" for a number beyond the table (future syscalls)
+    std::vector<Case> cases;  // disjoint across actions; empty: `otherwise` always applies
+    Action otherwise;         // when no case holds
+    std::string_view why;     // one line: why the rule exists (docs/seccomp.md, --explain)
+    bool hardening = false;   // false: baseline, in every profile (or the policy's)
+    bool policy = false;      // only the policy's rules decide this syscall (no built-in rule)
+    int otherwise_rule = -1;  // the policy rule `otherwise` comes from; -1: built in (or allow)
 };
 
 // One deny rule of the policy as the plan carries it (TP_SEC_SYSCALL_RULES; seccomp_rules.h
@@ -93,7 +93,7 @@ struct PolicyRule {
     uint32_t nr = 0;
     std::vector<ArgTest> when;  // all must hold; empty: every call
     Action action;
-    std::string where;          // where the policy says it ("rules.tart:4:5"), for the why texts
+    std::string where;  // where the policy says it ("rules.tart:4:5"), for the why texts
     bool operator==(const PolicyRule &) const = default;
 };
 

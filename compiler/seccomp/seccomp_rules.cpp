@@ -11,12 +11,21 @@ using seccomp::ArgTest;
 
 // tp_arg_test_kind is ArgTest::Kind + 1 and SyscallCondition::Kind + 1: the one place that
 // says so.
-uint8_t record_kind(SyscallCondition::Kind kind) { return static_cast<uint8_t>(kind) + 1; }
-ArgTest::Kind test_kind(uint8_t record) { return static_cast<ArgTest::Kind>(record - 1); }
+uint8_t record_kind(SyscallCondition::Kind kind)
+{
+    return static_cast<uint8_t>(kind) + 1;
+}
+ArgTest::Kind test_kind(uint8_t record)
+{
+    return static_cast<ArgTest::Kind>(record - 1);
+}
 static_assert(TP_ARG_IN == 1 && TP_ARG_NOT_IN == 2 && TP_ARG_ANY_BIT == 3 && TP_ARG_NO_BIT == 4);
 static_assert(static_cast<int>(SyscallCondition::Kind::NoBit) == static_cast<int>(ArgTest::Kind::NoBit));
 
-uint32_t record_action(const SyscallDenyRule &r) { return r.kill ? TP_RET_KILL_PROCESS : TP_RET_ERRNO | r.err; }
+uint32_t record_action(const SyscallDenyRule &r)
+{
+    return r.kill ? TP_RET_KILL_PROCESS : TP_RET_ERRNO | r.err;
+}
 
 Action action_of(uint32_t record)
 {

@@ -75,8 +75,8 @@ std::string hex64(uint64_t v)
 std::string arch_name(uint32_t arch)
 {
     static const std::map<uint32_t, std::string_view> names = {
-        {0x40000003u, "i386"}, {0xc00000b7u, "aarch64"}, {0x40000028u, "arm"},
-        {0xc00000f3u, "riscv64"}, {0x80000016u, "s390x"}, {0xc0000015u, "ppc64le"},
+        {0x40000003u, "i386"},    {0xc00000b7u, "aarch64"}, {0x40000028u, "arm"},
+        {0xc00000f3u, "riscv64"}, {0x80000016u, "s390x"},   {0xc0000015u, "ppc64le"},
     };
     const auto it = names.find(arch);
     return hex32(arch) + (it != names.end() ? " (" + std::string(it->second) + ")" : "");
@@ -264,8 +264,7 @@ std::vector<SeccompData> argument_bases(std::span<const tp_bpf_insn> prog, const
             bases.push_back(junk_call(rule.nr, TP_ARCH_X86_64));
     const std::vector<tp_bpf_insn> probe = argument_probe(prog);
     for (const SeccompData &d : calls)
-        if (!(d.arch == TP_ARCH_X86_64 && tested_args(profile, d.nr) != 0) &&
-            evaluate(probe, d).ret == kProbeMarker)
+        if (!(d.arch == TP_ARCH_X86_64 && tested_args(profile, d.nr) != 0) && evaluate(probe, d).ret == kProbeMarker)
             bases.push_back(d);
     return bases;
 }
@@ -331,7 +330,7 @@ std::string disagreement(const SeccompData &d, uint32_t got, uint32_t want, cons
 {
     const uint32_t tested = tested_args(profile, d.nr);
     return describe_call(d, tested != 0 ? tested : loaded_args) + " returns " + action_name(got) +
-           ", the profile says " + action_name(want);
+        ", the profile says " + action_name(want);
 }
 
 // Bit i set: the program compares a word of argument i.
@@ -479,23 +478,56 @@ std::span<const SyscallWeight> syscall_frequency()
 {
     static constexpr double kCalls = 27795;
     static constexpr SyscallWeight kTable[] = {
-        {"openat", 5288 / kCalls},       {"newfstatat", 4478 / kCalls},  {"close", 4461 / kCalls},
-        {"mmap", 3102 / kCalls},         {"read", 1550 / kCalls},        {"readlink", 1072 / kCalls},
-        {"lseek", 898 / kCalls},         {"brk", 557 / kCalls},          {"mprotect", 486 / kCalls},
-        {"access", 425 / kCalls},        {"fcntl", 415 / kCalls},        {"rt_sigaction", 399 / kCalls},
-        {"wait4", 367 / kCalls},         {"getdents64", 362 / kCalls},   {"set_robust_list", 357 / kCalls},
-        {"dup2", 351 / kCalls},          {"write", 345 / kCalls},        {"pread64", 283 / kCalls},
-        {"rt_sigreturn", 232 / kCalls},  {"munmap", 222 / kCalls},       {"clone", 216 / kCalls},
-        {"ioctl", 189 / kCalls},         {"execve", 159 / kCalls},       {"prlimit64", 153 / kCalls},
-        {"futex", 150 / kCalls},         {"getrandom", 142 / kCalls},    {"arch_prctl", 141 / kCalls},
-        {"rseq", 141 / kCalls},          {"set_tid_address", 141 / kCalls}, {"pipe2", 116 / kCalls},
-        {"fadvise64", 107 / kCalls},     {"getcwd", 101 / kCalls},       {"rt_sigprocmask", 79 / kCalls},
-        {"unlinkat", 71 / kCalls},       {"getpid", 33 / kCalls},        {"unlink", 32 / kCalls},
-        {"geteuid", 29 / kCalls},        {"mkdir", 27 / kCalls},         {"vfork", 24 / kCalls},
-        {"rename", 16 / kCalls},         {"chdir", 12 / kCalls},         {"link", 11 / kCalls},
-        {"getxattr", 9 / kCalls},        {"chmod", 8 / kCalls},          {"lgetxattr", 7 / kCalls},
-        {"statx", 7 / kCalls},           {"sysinfo", 7 / kCalls},        {"statfs", 6 / kCalls},
-        {"umask", 6 / kCalls},           {"sigaltstack", 5 / kCalls},
+        {"openat", 5288 / kCalls},
+        {"newfstatat", 4478 / kCalls},
+        {"close", 4461 / kCalls},
+        {"mmap", 3102 / kCalls},
+        {"read", 1550 / kCalls},
+        {"readlink", 1072 / kCalls},
+        {"lseek", 898 / kCalls},
+        {"brk", 557 / kCalls},
+        {"mprotect", 486 / kCalls},
+        {"access", 425 / kCalls},
+        {"fcntl", 415 / kCalls},
+        {"rt_sigaction", 399 / kCalls},
+        {"wait4", 367 / kCalls},
+        {"getdents64", 362 / kCalls},
+        {"set_robust_list", 357 / kCalls},
+        {"dup2", 351 / kCalls},
+        {"write", 345 / kCalls},
+        {"pread64", 283 / kCalls},
+        {"rt_sigreturn", 232 / kCalls},
+        {"munmap", 222 / kCalls},
+        {"clone", 216 / kCalls},
+        {"ioctl", 189 / kCalls},
+        {"execve", 159 / kCalls},
+        {"prlimit64", 153 / kCalls},
+        {"futex", 150 / kCalls},
+        {"getrandom", 142 / kCalls},
+        {"arch_prctl", 141 / kCalls},
+        {"rseq", 141 / kCalls},
+        {"set_tid_address", 141 / kCalls},
+        {"pipe2", 116 / kCalls},
+        {"fadvise64", 107 / kCalls},
+        {"getcwd", 101 / kCalls},
+        {"rt_sigprocmask", 79 / kCalls},
+        {"unlinkat", 71 / kCalls},
+        {"getpid", 33 / kCalls},
+        {"unlink", 32 / kCalls},
+        {"geteuid", 29 / kCalls},
+        {"mkdir", 27 / kCalls},
+        {"vfork", 24 / kCalls},
+        {"rename", 16 / kCalls},
+        {"chdir", 12 / kCalls},
+        {"link", 11 / kCalls},
+        {"getxattr", 9 / kCalls},
+        {"chmod", 8 / kCalls},
+        {"lgetxattr", 7 / kCalls},
+        {"statx", 7 / kCalls},
+        {"sysinfo", 7 / kCalls},
+        {"statfs", 6 / kCalls},
+        {"umask", 6 / kCalls},
+        {"sigaltstack", 5 / kCalls},
     };
     return kTable;
 }

@@ -4,8 +4,8 @@
 
 #include <cstring>
 #include <optional>
-#include <span>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include "fs_trie.h"
@@ -39,7 +39,7 @@ std::optional<std::string> verify_seccomp_once(std::span<const tp_bpf_insn> prog
     static std::vector<Verified> verified;
     const auto same_program = [&](const Verified &v) {
         return v.prog.size() == prog.size() &&
-               (prog.empty() || std::memcmp(v.prog.data(), prog.data(), prog.size_bytes()) == 0);
+            (prog.empty() || std::memcmp(v.prog.data(), prog.data(), prog.size_bytes()) == 0);
     };
     for (const Verified &v : verified)
         if (v.spec == spec && same_program(v))
@@ -128,7 +128,7 @@ std::optional<Level> step_level(const MountStep &s)
 bool is_writable_mount(const MountStep &s)
 {
     return (s.op == TP_MNT_TMPFS && (s.flags & TP_MNTF_CREDENTIALS) == 0) ||
-           (s.op == TP_MNT_BIND && (s.flags & TP_MNTF_RDONLY) == 0);
+        (s.op == TP_MNT_BIND && (s.flags & TP_MNTF_RDONLY) == 0);
 }
 
 class Verifier {
@@ -136,15 +136,13 @@ public:
     Verifier(const Policy &policy, const LowerOptions &options)
         : policy_(policy),
           trie_(build_fs_trie(policy, options.plan_path, options.host != nullptr ? options.host : &real_host()))
-    {
-    }
+    {}
 
     Failure run(const std::vector<uint8_t> &bytes)
     {
-        for (auto check : {&Verifier::open, &Verifier::check_sections, &Verifier::check_paths,
-                           &Verifier::check_rules, &Verifier::check_mount_flags, &Verifier::check_order,
-                           &Verifier::check_anchors, &Verifier::check_private_filesystems,
-                           &Verifier::check_probes, &Verifier::check_seccomp,
+        for (auto check : {&Verifier::open, &Verifier::check_sections, &Verifier::check_paths, &Verifier::check_rules,
+                           &Verifier::check_mount_flags, &Verifier::check_order, &Verifier::check_anchors,
+                           &Verifier::check_private_filesystems, &Verifier::check_probes, &Verifier::check_seccomp,
                            &Verifier::check_network, &Verifier::check_broker, &Verifier::check_limits}) {
             if (Failure failure = (this->*check)(bytes))
                 return failure;
@@ -213,11 +211,11 @@ private:
             return "Landlock scopes " + hex(ll.scoped) + " instead of abstract unix sockets and signals";
         if (plan_.header->min_landlock_abi < landlock_abi_needed(ll.handled_access_fs))
             return "min_landlock_abi " + std::to_string(plan_.header->min_landlock_abi) +
-                   " is below the rights handled";
+                " is below the rights handled";
         if (((plan_.exec->flags & TP_EXEC_INHERIT_ENV) != 0) != policy_.env.inherit.value ||
-            plan_.env_count != policy_.env.passthrough.size() + policy_.env.set.size() +
-                                   proxy_environment(policy_.network).size() +
-                                   broker_environment(policy_.broker).size())
+            plan_.env_count !=
+                policy_.env.passthrough.size() + policy_.env.set.size() + proxy_environment(policy_.network).size() +
+                    broker_environment(policy_.broker).size())
             return "the environment does not match the policy";
         return std::nullopt;
     }
@@ -242,13 +240,15 @@ private:
         for (size_t i = 0; i < mounts_.size(); i++) {
             const MountStep &m = mounts_[i];
             const bool bad_source = m.op == TP_MNT_BIND || (m.flags & TP_MNTF_LINK_TARGET) != 0
-                                        ? !is_normalised(m.source)
-                                    : m.op == TP_MNT_SYMLINK           ? m.source.empty()
-                                    : (m.flags & TP_MNTF_PLACEHOLDER) != 0 ? false
-                                                                       : !m.source.empty();
+                ? !is_normalised(m.source)
+                : m.op == TP_MNT_SYMLINK               ? m.source.empty()
+                : (m.flags & TP_MNTF_PLACEHOLDER) != 0 ? false
+                                                       : !m.source.empty();
             if (!is_normalised(m.path) || (!m.anchor.empty() && !is_normalised(m.anchor)) || bad_source)
-                return "mount step " + std::to_string(i) + " has a path, source or anchor that is not absolute "
-                       "and normalised: " + m.path;
+                return "mount step " + std::to_string(i) +
+                    " has a path, source or anchor that is not absolute "
+                    "and normalised: " +
+                    m.path;
         }
         for (const LandlockRule &r : rules_) {
             if (!is_normalised(r.path))
@@ -328,13 +328,13 @@ private:
             const MountStep &later = mounts_[j];
             if (later.op == TP_MNT_ROOT_READONLY || later.op == TP_MNT_ROOT_EMPTY)
                 return "a second ROOT step at mount step " + std::to_string(j);
-            const bool root_bind = j == 1 && later.path == "/" && is_writable_mount(later) &&
-                                   mounts_[0].op == TP_MNT_ROOT_READONLY;
+            const bool root_bind =
+                j == 1 && later.path == "/" && is_writable_mount(later) && mounts_[0].op == TP_MNT_ROOT_READONLY;
             for (size_t i = root_bind ? 1 : 0; i < j; i++)
                 if (path_is_within(mounts_[i].path, later.path))
                     return "mount step " + std::to_string(j) + " (" + op_name(later.op) + " " + later.path +
-                           ") covers the earlier step " + std::to_string(i) + " (" + op_name(mounts_[i].op) + " " +
-                           mounts_[i].path + ")";
+                        ") covers the earlier step " + std::to_string(i) + " (" + op_name(mounts_[i].op) + " " +
+                        mounts_[i].path + ")";
         }
         return std::nullopt;
     }
@@ -376,7 +376,7 @@ private:
             const MountStep &m = mounts_[j];
             if (is_private(m) && wanted.count(m.path) == 0)
                 return "mount step " + std::to_string(j) + " (TMPFS " + m.path +
-                       ") is a private tmpfs the policy does not ask for";
+                    ") is a private tmpfs the policy does not ask for";
         }
         for (const std::string &path : wanted) {
             if (!earlier_step(mounts_.size(), path, is_private))
@@ -437,8 +437,8 @@ private:
         }
         for (const LandlockRule &r : rules_)
             add_probe(r.path);
-        for (const char *p : {"/home", "/root", "/etc/passwd", "/usr/bin/env", "/tmp", "/dev/null", "/proc/self",
-                              "/nonexistent"})
+        for (const char *p :
+             {"/home", "/root", "/etc/passwd", "/usr/bin/env", "/tmp", "/dev/null", "/proc/self", "/nonexistent"})
             add_probe(p);
         for (const std::string &p : probes_)
             if (Failure failure = check_probe(p))
@@ -542,8 +542,8 @@ private:
         const MountStep *decider = deciding_step(path);
         if (decider == nullptr || *step_level(*decider) != want)
             return "probe " + probe + ": the policy says " + level_name(want) + " but the mount layer gives " +
-                   (decider ? level_name(*step_level(*decider)) : "nothing") +
-                   (decider ? std::string(" (") + op_name(decider->op) + " " + decider->path + ")" : "");
+                (decider ? level_name(*step_level(*decider)) : "nothing") +
+                (decider ? std::string(" (") + op_name(decider->op) + " " + decider->path + ")" : "");
 
         uint64_t granted = landlock_access(path);
         uint64_t expected = level_rights(want) | (want == Level::Read ? device_grants(path) : 0);
@@ -560,7 +560,7 @@ private:
         if (want < Level::Write && granted == kWriteRights && held_by_mounts(path, *decider))
             return std::nullopt;
         return "probe " + probe + (path != probe ? " (" + path + ")" : "") + ": the policy says " + level_name(want) +
-               " (" + hex(expected) + ") but Landlock grants " + hex(granted);
+            " (" + hex(expected) + ") but Landlock grants " + hex(granted);
     }
 
     const Policy &policy_;
@@ -597,7 +597,7 @@ Failure verify_plan_alone(const std::vector<uint8_t> &plan)
         return "the seccomp section is missing";
     if (view.seccomp->table_max_nr != seccomp::kTableMaxNr)
         return "the seccomp section's table ends at " + std::to_string(view.seccomp->table_max_nr) +
-               ", not at this compiler's " + std::to_string(seccomp::kTableMaxNr);
+            ", not at this compiler's " + std::to_string(seccomp::kTableMaxNr);
     return check_seccomp_program(view);
 }
 

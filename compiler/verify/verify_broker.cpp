@@ -13,7 +13,10 @@ namespace tartaros {
 
 namespace {
 
-std::string str(const tp_plan &plan, tp_str s) { return std::string(tp_plan_str(&plan, s), s.len); }
+std::string str(const tp_plan &plan, tp_str s)
+{
+    return std::string(tp_plan_str(&plan, s), s.len);
+}
 
 Failure check_broker(const tp_plan &plan, const BrokerPolicy &broker)
 {
@@ -44,12 +47,13 @@ Failure check_capability(const tp_plan &plan, const tp_broker_cap &c, const Brok
         return "capability " + name + ": the plan's header or value_format differs";
     if (str(plan, c.value_env) != cap.value_env.value)
         return "capability " + name + ": the plan's value_env differs";
-    if (str(plan, c.methods) != space_joined(cap.methods) || str(plan, c.path_prefixes) != space_joined(cap.path_prefixes))
+    if (str(plan, c.methods) != space_joined(cap.methods) ||
+        str(plan, c.path_prefixes) != space_joined(cap.path_prefixes))
         return "capability " + name + ": the plan's methods or path prefixes differ";
     bool allowed = false;
     for (uint32_t i = 0; i < plan.net_name_count && !allowed; i++)
         allowed = plan.net_names[i].kind == TP_NAME_BROKER_HOST &&
-                  tproxy::pattern_matches(tp_plan_str(&plan, plan.net_names[i].name), cap.host.value);
+            tproxy::pattern_matches(tp_plan_str(&plan, plan.net_names[i].name), cap.host.value);
     if (allowed)
         return std::nullopt;
     return "capability " + name + ": no broker host of the plan matches " + cap.host.value;
@@ -59,7 +63,7 @@ Failure check_capabilities(const tp_plan &plan, const BrokerPolicy &broker)
 {
     if (plan.broker_cap_count != broker.capabilities.size())
         return "the plan has " + std::to_string(plan.broker_cap_count) + " capabilities, the policy " +
-               std::to_string(broker.capabilities.size());
+            std::to_string(broker.capabilities.size());
     for (uint32_t i = 0; i < plan.broker_cap_count; i++)
         if (Failure failure = check_capability(plan, plan.broker_caps[i], broker.capabilities[i]))
             return failure;
@@ -76,7 +80,8 @@ Failure check_environment(const tp_plan &plan, const Policy &policy)
             set.emplace_back(str(plan, plan.env[i].name), str(plan, plan.env[i].value));
     const size_t skip = proxy_environment(policy.network).size();
     const std::vector<NamePair> wanted = broker_environment(policy.broker);
-    if (set.size() < skip + wanted.size() || !std::equal(wanted.begin(), wanted.end(), set.begin() + static_cast<long>(skip)))
+    if (set.size() < skip + wanted.size() ||
+        !std::equal(wanted.begin(), wanted.end(), set.begin() + static_cast<long>(skip)))
         return "the plan does not point the environment at the broker after the proxy";
     std::vector<std::string> secrets;
     if (policy.broker->token_env)
@@ -96,7 +101,8 @@ Failure check_credentials(const tp_plan &plan)
         const tp_mount &m = plan.mounts[i];
         mounts.push_back(MountStep{m.op, m.flags, str(plan, m.path), str(plan, m.source), str(plan, m.anchor), {}});
     }
-    if (std::none_of(mounts.begin(), mounts.end(), [](const MountStep &m) { return (m.flags & TP_MNTF_CREDENTIALS) != 0; }))
+    if (std::none_of(mounts.begin(), mounts.end(),
+                     [](const MountStep &m) { return (m.flags & TP_MNTF_CREDENTIALS) != 0; }))
         return "the plan has no credentials directory";
     if (const MountStep *host = credentials_parent_from_host(mounts))
         return "the credentials directory's mountpoint would be in the host's " + host->path;

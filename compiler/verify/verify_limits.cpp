@@ -42,9 +42,9 @@ Failure check_limits(const tp_plan &plan, const ProcessPolicy &process, const Pl
         return "the CPU quota or period differs from the policy's cpu_max";
     if (!matches(l.timeout_ms, l.timeout_origin, process.timeout, origins))
         return "the timeout differs from the policy's";
-    const uint64_t grace = !process.timeout         ? 0
-                           : process.timeout_grace ? process.timeout_grace->value
-                                                   : kDefaultTimeoutGraceMs;
+    const uint64_t grace = !process.timeout ? 0
+        : process.timeout_grace             ? process.timeout_grace->value
+                                            : kDefaultTimeoutGraceMs;
     if (l.grace_ms != grace)
         return "the timeout's grace differs from the policy's";
     return std::nullopt;
@@ -63,13 +63,13 @@ Failure check_rlimits(const tp_plan &plan, const ProcessPolicy &process, const P
     wanted.try_emplace(kRlimitCore, Wanted{0, 0, {}});
     if (plan.rlimit_count != wanted.size())
         return "the plan sets " + std::to_string(plan.rlimit_count) + " rlimits, the policy " +
-               std::to_string(wanted.size()) + " (core included)";
+            std::to_string(wanted.size()) + " (core included)";
     auto next = wanted.begin();
     for (uint32_t i = 0; i < plan.rlimit_count; i++, ++next) {
         const tp_rlimit &r = plan.rlimits[i];
         if (r.resource != next->first)
             return "rlimit " + std::to_string(i) + " is resource " + std::to_string(r.resource) + ", not " +
-                   std::to_string(next->first);
+                std::to_string(next->first);
         if (r.soft != next->second.soft || r.hard != next->second.hard || !origins.same(r.origin, next->second.pos))
             return "rlimit resource " + std::to_string(r.resource) + " differs from the policy's";
     }

@@ -61,7 +61,8 @@ Failure check_ports(const tp_plan &plan, const NetworkPolicy &network, bool prox
         return "the plan's local ports differ from local_ports";
     if (plan_ports(plan, TP_PORT_EXPOSE) != values(network.expose_ports))
         return "the plan's exposed ports differ from expose_ports";
-    std::vector<uint16_t> destinations = network.domain_ports.empty() ? kDefaultDomainPorts : values(network.domain_ports);
+    std::vector<uint16_t> destinations =
+        network.domain_ports.empty() ? kDefaultDomainPorts : values(network.domain_ports);
     if (plan_ports(plan, TP_PORT_DESTINATION) != (proxy ? destinations : std::vector<uint16_t>{}))
         return "the plan's destination ports differ from domain_ports";
     return std::nullopt;
@@ -111,8 +112,8 @@ Failure verify_network(const tp_plan &plan, const Policy &policy)
     const bool proxy = (modes & TP_NET_PROXY) != 0;
     if (plan.network != nullptr && plan.network->proxy_port != (proxy ? network.proxy_port.value : 0))
         return "network: the plan's proxy port differs from proxy_port";
-    for (const Failure &failure : {check_ports(plan, network, proxy), check_names(plan, policy, proxy),
-                                   check_environment(plan, network)})
+    for (const Failure &failure :
+         {check_ports(plan, network, proxy), check_names(plan, policy, proxy), check_environment(plan, network)})
         if (failure)
             return "network: " + *failure;
     return std::nullopt;

@@ -79,8 +79,8 @@ void FakeCgroupfs::mount(const std::string &mount_root, const std::string &mount
 {
     int id = next_mount_id_++;
     mountinfo_ += std::to_string(id) + " 30 0:" + std::to_string(id) + " " + mount_root + " " + mount_point +
-                  " rw,nosuid,nodev,noexec,relatime shared:" + std::to_string(id) + " - " + fstype + " " + fstype +
-                  " " + super + "\n";
+        " rw,nosuid,nodev,noexec,relatime shared:" + std::to_string(id) + " - " + fstype + " " + fstype + " " + super +
+        "\n";
     file("/mountinfo", mountinfo_);
 }
 

@@ -91,8 +91,9 @@ TEST_CASE("create: v2 leaf move enables the controllers and one cgroup carries t
     CHECK(m.run->ndirs == 1);
     CHECK(fs.read(own("/tartaros-4242.supervisor/cgroup.procs")) == "4242");
     CHECK(fs.read(own("/cgroup.subtree_control")) == "+pids +memory +cpu");
-    check_files(fs, own("/tartaros-4242/"),
-                {{"pids.max", "100"}, {"memory.max", "67108864"}, {"memory.swap.max", "0"}, {"cpu.max", "50000 100000"}});
+    check_files(
+        fs, own("/tartaros-4242/"),
+        {{"pids.max", "100"}, {"memory.max", "67108864"}, {"memory.swap.max", "0"}, {"cpu.max", "50000 100000"}});
     CHECK(fs.read(own("/cgroup.procs")) == "4242\n");
 }
 
@@ -197,8 +198,8 @@ TEST_CASE("create: a failed limit write removes every cgroup made")
     fs.fresh_cgroup_files(files);
     Made m = create(fs, all_limits());
     CHECK(m.run == nullptr);
-    CHECK(m.why == "cannot write 50000 to " + fs.root + kCpu + run_name(kSelf) +
-                       "/cpu.cfs_quota_us: No such file or directory");
+    CHECK(m.why ==
+          "cannot write 50000 to " + fs.root + kCpu + run_name(kSelf) + "/cpu.cfs_quota_us: No such file or directory");
     for (const std::string &d : {kPids, kMemory, kCpu, kUnified})
         CHECK_FALSE(fs.exists(d + run_name(kSelf)));
 }
@@ -256,8 +257,9 @@ TEST_CASE("attach: a cgroup that refuses the pid is reported")
     REQUIRE_MESSAGE(m.run != nullptr, m.why);
     char why[512] = "";
     CHECK_FALSE(cgroup_attach(m.run, 31337, why, sizeof why));
-    CHECK(std::string(why) == "cannot move process 31337 into the cgroup " + fs.root + kPids + run_name(kSelf) +
-                                  ": No such file or directory");
+    CHECK(std::string(why) ==
+          "cannot move process 31337 into the cgroup " + fs.root + kPids + run_name(kSelf) +
+              ": No such file or directory");
 }
 
 TEST_CASE("read_events: what v1 and v2 counted")

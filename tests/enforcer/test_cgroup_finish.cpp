@@ -1,8 +1,8 @@
 // Unit tests of cgroup_finish and the warden (enforcer/cgroup.h) on fake cgroupfs trees. A
 // fake cgroup.procs is a plain file, so a test that puts a real child's pid in it also plays
 // the kernel's part: once the child has died it empties the file.
-#include <doctest/doctest.h>
 #include <dirent.h>
+#include <doctest/doctest.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -126,7 +126,8 @@ std::vector<std::string> fd_links(pid_t pid)
 
 // A "supervisor": a child that creates the run's cgroups in `fs`, starts the warden, sends
 // its pid, then does `then` (it never returns).
-pid_t supervisor_with_warden(const FakeCgroupfs &fs, const cgroup_wants &wants, int report_fd, void (*then)(cgroup_run *))
+pid_t supervisor_with_warden(const FakeCgroupfs &fs, const cgroup_wants &wants, int report_fd,
+                             void (*then)(cgroup_run *))
 {
     pid_t pid = fork();
     REQUIRE(pid >= 0);
@@ -181,7 +182,10 @@ TEST_CASE("finish: kills what is left and removes every cgroup")
         fs.proc_self_cgroup("6:freezer:/\n8:pids:/\n");
         kill_switch = cg_bit(CG_FREEZER), kill_version = 1;
     }
-    SUBCASE("v1 pids alone") { fs.proc_self_cgroup("8:pids:/\n"); }
+    SUBCASE("v1 pids alone")
+    {
+        fs.proc_self_cgroup("8:pids:/\n");
+    }
     fs.fresh_cgroup_files(all_control_files());
     cgroup_run *run = create(fs, 4242, pids_limit());
     REQUIRE(run->ndirs == (kill_switch ? 2 : 1));

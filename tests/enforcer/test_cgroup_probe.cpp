@@ -230,8 +230,8 @@ TEST_CASE("probe: an unwritable v1 hierarchy is refused with the uid")
         CHECK(p.version[c] == 0);
     CHECK(std::string(p.why_not[CG_PIDS]) ==
           "cgroup v1 pids at " + pids + " is not writable by uid " + std::to_string(uid));
-    CHECK(std::string(p.why_not[CG_FREEZER]) == "cgroup v2 " + fs.root + "/sys/fs/cgroup/unified is not writable by uid " +
-                                                     std::to_string(uid) + "; cgroup v1 freezer at " + fs.root +
-                                                     "/sys/fs/cgroup/freezer is not writable by uid " +
-                                                     std::to_string(uid));
+    CHECK(std::string(p.why_not[CG_FREEZER]) ==
+          "cgroup v2 " + fs.root + "/sys/fs/cgroup/unified is not writable by uid " + std::to_string(uid) +
+              "; cgroup v1 freezer at " + fs.root + "/sys/fs/cgroup/freezer is not writable by uid " +
+              std::to_string(uid));
 }

@@ -101,7 +101,11 @@ std::string cgroup_line(pid_t pid, const cgroup_probe &probe, cgroup_controller 
         std::string list = line.substr(line.find(':') + 1);
         list = list.substr(0, list.find(':'));
         bool v2 = line.rfind("0::", 0) == 0;
-        if (probe.version[c] == 2 ? v2 : (!v2 && ("," + list + ",").find(std::string(",") + (c == CG_PIDS ? "pids" : "freezer") + ",") != std::string::npos))
+        if (probe.version[c] == 2
+                ? v2
+                : (!v2 &&
+                   ("," + list + ",").find(std::string(",") + (c == CG_PIDS ? "pids" : "freezer") + ",") !=
+                       std::string::npos))
             return line;
     }
     return "";

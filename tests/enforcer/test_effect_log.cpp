@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "json_checker.h"
 #include "effect_log.h"
 #include "in_child.h"
+#include "json_checker.h"
 
 namespace {
 
@@ -119,8 +119,9 @@ TEST_CASE("an effect log with a second hard link is refused")
     REQUIRE(link(log.c_str(), other.c_str()) == 0);
     ChildResult r = in_child([&] { return open_only(log); });
     CHECK(r.code == 78);
-    CHECK(r.err == "tartaros: cannot open the effect log " + log +
-                       ": it has 2 hard links, and the sandbox might see another one\n");
+    CHECK(r.err ==
+          "tartaros: cannot open the effect log " + log +
+              ": it has 2 hard links, and the sandbox might see another one\n");
 }
 
 TEST_CASE("a run that ends before the sandbox logs run_start and run_end")

@@ -36,7 +36,7 @@ struct Scratch {
         std::ofstream(dir / "policy.toml") << "version = 1\n[filesystem]\nwritable_roots = [\"w\"]\n";
         fs::create_directory(dir / "w");
         const std::string compile = std::string(TARTAROS_BINARY_DIR) + "/bin/tartaros-compile " +
-                                    (dir / "policy.toml").string() + " -o " + plan.string() + " 2>/dev/null";
+            (dir / "policy.toml").string() + " -o " + plan.string() + " 2>/dev/null";
         REQUIRE(system(compile.c_str()) == 0);
         std::ifstream in(plan, std::ios::binary);
         bytes.assign(std::istreambuf_iterator<char>(in), {});

@@ -231,7 +231,7 @@ TEST_CASE("the launcher's secret variables are zeroed in place and removed from 
         environ = saved;
         std::string bytes(block, sizeof block);
         bool wiped = bytes.find("tok") == std::string::npos && bytes.find("alpha") == std::string::npos &&
-                     bytes.find("again") == std::string::npos && bytes.find("T_TOKEN") == std::string::npos;
+            bytes.find("again") == std::string::npos && bytes.find("T_TOKEN") == std::string::npos;
         bool kept = left == std::vector<std::string>{"PATH=/bin", "T_AB=keep", "HOME=/h"};
         // The proxy's copy is intact, and the token stays for init until it is forgotten.
         bool handed = read_records(fd) == std::vector<std::string>{"tok", "alpha"};

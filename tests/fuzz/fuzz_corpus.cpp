@@ -43,13 +43,16 @@ const Input *g_input = nullptr;
 const char *g_display = nullptr;
 const char *g_why = "crashed";
 
-void write_text(int fd, const char *text) {
+void write_text(int fd, const char *text)
+{
     ssize_t ignored = write(fd, text, strlen(text));
     (void)ignored;
 }
 
-void save_current_input() {
-    if (!g_input || !g_display) return;
+void save_current_input()
+{
+    if (!g_input || !g_display)
+        return;
     write_text(2, "\nfuzz_corpus: ");
     write_text(2, g_why);
     write_text(2, " on input '");
@@ -69,13 +72,15 @@ void save_current_input() {
     write_text(2, "\n");
 }
 
-void on_fatal_signal(int signo) {
+void on_fatal_signal(int signo)
+{
     save_current_input();
     signal(signo, SIG_DFL);
     raise(signo);
 }
 
-void on_alarm(int) {
+void on_alarm(int)
+{
     g_why = "took too long (a hang?)";
     save_current_input();
     _exit(3);
@@ -83,7 +88,8 @@ void on_alarm(int) {
 
 // The handlers run on their own stack: a stack overflow (deep nesting) is one of the
 // crashes they must report.
-void install_handlers() {
+void install_handlers()
+{
     static std::vector<char> alt_stack(1 << 16);
     stack_t ss{};
     ss.ss_sp = alt_stack.data();
@@ -92,10 +98,12 @@ void install_handlers() {
     struct sigaction sa {};
     sa.sa_handler = on_fatal_signal;
     sa.sa_flags = SA_ONSTACK;
-    for (const int signo : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL}) sigaction(signo, &sa, nullptr);
+    for (const int signo : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL})
+        sigaction(signo, &sa, nullptr);
     sa.sa_handler = on_alarm;
     sigaction(SIGALRM, &sa, nullptr);
-    if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(save_current_input);
+    if (__sanitizer_set_death_callback)
+        __sanitizer_set_death_callback(save_current_input);
 }
 
 struct Slow {
@@ -105,29 +113,35 @@ struct Slow {
 
 struct Stats {
     size_t runs = 0, parsed = 0, lowered = 0, failures = 0;
-    std::vector<Slow> slowest;          // the 5 slowest runs, slowest first
+    std::vector<Slow> slowest;            // the 5 slowest runs, slowest first
     std::map<std::string, double> files;  // origin → the time of all its inputs: where the budget goes
 
-    void time(double ms, const Input &input, const char *ext) {
+    void time(double ms, const Input &input, const char *ext)
+    {
         files[input.origin] += ms;
         slowest.push_back({ms, "'" + input.name + "' as " + ext});
         std::sort(slowest.begin(), slowest.end(), [](const Slow &a, const Slow &b) { return a.ms > b.ms; });
-        if (slowest.size() > 5) slowest.pop_back();
+        if (slowest.size() > 5)
+            slowest.pop_back();
     }
-    std::vector<Slow> costliest_files(size_t count) const {
+    std::vector<Slow> costliest_files(size_t count) const
+    {
         std::vector<Slow> out;
-        for (const auto &[file, ms] : files) out.push_back({ms, file});
+        for (const auto &[file, ms] : files)
+            out.push_back({ms, file});
         std::sort(out.begin(), out.end(), [](const Slow &a, const Slow &b) { return a.ms > b.ms; });
         out.resize(std::min(out.size(), count));
         return out;
     }
 };
 
-void report_failure(Stats &stats, const Input &input, const std::string &display, const std::string &failure) {
+void report_failure(Stats &stats, const Input &input, const std::string &display, const std::string &failure)
+{
     ++stats.failures;
     // Flushed: a later hang ends the run with _exit, which would lose buffered reports.
     std::cout << "FAIL: input '" << input.name << "' shown as " << display << ": " << failure << std::endl;
-    if (stats.failures > 20) return;  // the first ones are enough to reproduce
+    if (stats.failures > 20)
+        return;  // the first ones are enough to reproduce
     const std::string file = "fuzz-failure-" + std::to_string(stats.failures) + display.substr(display.size() - 5);
     std::ofstream(file, std::ios::binary) << input.bytes;
     std::cout << "      saved as " << file << std::endl;
@@ -135,11 +149,13 @@ void report_failure(Stats &stats, const Input &input, const std::string &display
 
 // The bound on one check of `input`: `max_seconds`, and more for inputs past 256 KiB in
 // proportion to their size (a linear pass over 1 MiB is allowed 4 times as long).
-double bound_seconds(const Input &input, double max_seconds) {
+double bound_seconds(const Input &input, double max_seconds)
+{
     return max_seconds * std::max(1.0, static_cast<double>(input.bytes.size()) / (256 << 10));
 }
 
-void run(const Input &input, double max_seconds, tartaros::fuzz::Checker &checker, Stats &stats) {
+void run(const Input &input, double max_seconds, tartaros::fuzz::Checker &checker, Stats &stats)
+{
     const double bound = bound_seconds(input, max_seconds);
     for (const char *ext : {".tart", ".toml"}) {
         const std::string display = tartaros::fuzz::with_extension(input.origin, ext);
@@ -155,14 +171,16 @@ void run(const Input &input, double max_seconds, tartaros::fuzz::Checker &checke
         stats.parsed += outcome.parsed;
         stats.lowered += outcome.lowered;
         stats.time(ms, input, ext);
-        if (!outcome.failure.empty()) report_failure(stats, input, display, outcome.failure);
+        if (!outcome.failure.empty())
+            report_failure(stats, input, display, outcome.failure);
         if (ms > bound * 1000)
             report_failure(stats, input, display,
                            "took " + std::to_string(ms) + " ms, over the bound of " + std::to_string(bound) + " s");
     }
 }
 
-int usage() {
+int usage()
+{
     std::cerr << "usage: fuzz_corpus [--max-seconds S] [--mutations N] [--generated DIR] ROOT...\n"
                  "       fuzz_corpus --one FILE AS\n";
     return 2;
@@ -170,7 +188,8 @@ int usage() {
 
 }  // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     double max_seconds = 2;
     tartaros::fuzz::Budget budget;
     std::vector<std::string> roots;
@@ -195,11 +214,14 @@ int main(int argc, char **argv) {
             return usage();
         }
     }
-    if (roots.empty() && inputs.empty() && generated_in.empty()) return usage();
+    if (roots.empty() && inputs.empty() && generated_in.empty())
+        return usage();
     const auto start = std::chrono::steady_clock::now();
     const std::vector<std::string> files = tartaros::fuzz::policy_files(roots);
-    for (const std::string &file : files) tartaros::fuzz::add_file_inputs(file, budget, inputs);
-    if (!generated_in.empty()) tartaros::fuzz::add_generated_inputs(generated_in, inputs);
+    for (const std::string &file : files)
+        tartaros::fuzz::add_file_inputs(file, budget, inputs);
+    if (!generated_in.empty())
+        tartaros::fuzz::add_generated_inputs(generated_in, inputs);
 
     // Truncations and mutations often give the same bytes twice: each is checked once.
     std::unordered_set<uint64_t> seen;
@@ -208,7 +230,8 @@ int main(int argc, char **argv) {
     tartaros::fuzz::Checker checker;
     Stats stats;
     for (const Input &input : inputs) {
-        if (!seen.insert(tartaros::fuzz::seed_of(input.bytes)).second) continue;
+        if (!seen.insert(tartaros::fuzz::seed_of(input.bytes)).second)
+            continue;
         ++unique;
         run(input, max_seconds, checker, stats);
     }
@@ -216,8 +239,10 @@ int main(int argc, char **argv) {
     std::cout << files.size() << " files, " << inputs.size() << " inputs (" << unique << " distinct), " << stats.runs
               << " parses, " << stats.parsed << " policies, " << stats.lowered << " distinct models lowered to a plan, "
               << stats.failures << " failures, " << seconds << " s\nslowest:\n";
-    for (const Slow &slow : stats.slowest) std::cout << "  " << slow.ms << " ms " << slow.what << "\n";
+    for (const Slow &slow : stats.slowest)
+        std::cout << "  " << slow.ms << " ms " << slow.what << "\n";
     std::cout << "costliest files (all their inputs):\n";
-    for (const Slow &file : stats.costliest_files(8)) std::cout << "  " << file.ms << " ms " << file.what << "\n";
+    for (const Slow &file : stats.costliest_files(8))
+        std::cout << "  " << file.ms << " ms " << file.what << "\n";
     return stats.failures == 0 ? 0 : 1;
 }

@@ -13,7 +13,8 @@
 
 #include "fuzz_check.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     static tartaros::fuzz::Checker checker;
     const std::string_view bytes(reinterpret_cast<const char *>(data), size);
     for (const char *name : {"/fuzz-input.tart", "/fuzz-input.toml"}) {

@@ -87,8 +87,8 @@ struct Checker {
         if (exit78 && one_line && signature && !ran)
             return;
         ++failures;
-        std::printf("FAIL %s: status 0x%x, command ran: %s, stderr: %s\n", what.c_str(), r.status,
-                    ran ? "yes" : "no", r.err.c_str());
+        std::printf("FAIL %s: status 0x%x, command ran: %s, stderr: %s\n", what.c_str(), r.status, ran ? "yes" : "no",
+                    r.err.c_str());
         unlink(marker.c_str());
     }
 };

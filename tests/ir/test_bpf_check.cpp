@@ -28,7 +28,10 @@ struct Base {
     uint32_t arch_kill = 0;  // the KILL_PROCESS the architecture check jumps to
 };
 
-tp_bpf_insn stmt(uint32_t code, uint32_t k) { return BPF_STMT(static_cast<uint16_t>(code), k); }
+tp_bpf_insn stmt(uint32_t code, uint32_t k)
+{
+    return BPF_STMT(static_cast<uint16_t>(code), k);
+}
 tp_bpf_insn jump(uint32_t code, uint32_t k, uint8_t jt, uint8_t jf)
 {
     return BPF_JUMP(static_cast<uint16_t>(code), k, jt, jf);
@@ -48,8 +51,8 @@ Base base()
     b.slot = static_cast<uint32_t>(p.size());
     p.push_back(stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args) + 4));
     p.push_back(stmt(BPF_LDX | BPF_W | BPF_IMM, 3));
-    const std::pair<uint32_t, uint32_t> alu_k[] = {{BPF_ADD, 1}, {BPF_SUB, 1}, {BPF_MUL, 3}, {BPF_DIV, 2},
-                                                   {BPF_MOD, 5}, {BPF_OR, 1},  {BPF_AND, 0xff}, {BPF_XOR, 2},
+    const std::pair<uint32_t, uint32_t> alu_k[] = {{BPF_ADD, 1},  {BPF_SUB, 1},  {BPF_MUL, 3},    {BPF_DIV, 2},
+                                                   {BPF_MOD, 5},  {BPF_OR, 1},   {BPF_AND, 0xff}, {BPF_XOR, 2},
                                                    {BPF_LSH, 31}, {BPF_RSH, 31}, {BPF_NEG, 0}};
     for (auto [op, k] : alu_k)
         p.push_back(stmt(BPF_ALU | op | BPF_K, k));
@@ -132,14 +135,29 @@ TEST_CASE("bpf_check: length: empty and beyond 4096 instructions are refused")
 TEST_CASE("bpf_check: opcodes outside the accepted set are refused")
 {
     const uint32_t codes[] = {
-        BPF_LD | BPF_H | BPF_ABS,   BPF_LD | BPF_B | BPF_ABS,   BPF_LD | BPF_W | BPF_IND,
-        BPF_LD | BPF_W | BPF_MEM,   BPF_LD | BPF_W | BPF_LEN,   BPF_LDX | BPF_W | BPF_MEM,
-        BPF_LDX | BPF_W | BPF_LEN,  BPF_LDX | BPF_B | BPF_MSH,  BPF_LDX | BPF_W | BPF_ABS,
-        BPF_ST,                     BPF_STX,                    BPF_ALU | BPF_DIV | BPF_X,
-        BPF_ALU | BPF_MOD | BPF_X,  BPF_ALU | BPF_NEG | BPF_X,  BPF_ALU | 0xb0 | BPF_K,
-        BPF_ALU | 0xf0 | BPF_X,     BPF_JMP | 0x50 | BPF_K,     BPF_JMP | 0xe0 | BPF_X,
-        BPF_JMP | BPF_JA | BPF_X,   BPF_RET | BPF_A,            BPF_RET | BPF_X,
-        BPF_MISC | 0x20,            BPF_MISC | BPF_TAX | 0x08,
+        BPF_LD | BPF_H | BPF_ABS,
+        BPF_LD | BPF_B | BPF_ABS,
+        BPF_LD | BPF_W | BPF_IND,
+        BPF_LD | BPF_W | BPF_MEM,
+        BPF_LD | BPF_W | BPF_LEN,
+        BPF_LDX | BPF_W | BPF_MEM,
+        BPF_LDX | BPF_W | BPF_LEN,
+        BPF_LDX | BPF_B | BPF_MSH,
+        BPF_LDX | BPF_W | BPF_ABS,
+        BPF_ST,
+        BPF_STX,
+        BPF_ALU | BPF_DIV | BPF_X,
+        BPF_ALU | BPF_MOD | BPF_X,
+        BPF_ALU | BPF_NEG | BPF_X,
+        BPF_ALU | 0xb0 | BPF_K,
+        BPF_ALU | 0xf0 | BPF_X,
+        BPF_JMP | 0x50 | BPF_K,
+        BPF_JMP | 0xe0 | BPF_X,
+        BPF_JMP | BPF_JA | BPF_X,
+        BPF_RET | BPF_A,
+        BPF_RET | BPF_X,
+        BPF_MISC | 0x20,
+        BPF_MISC | BPF_TAX | 0x08,
     };
     for (uint32_t code : codes)
         refused_in_slot(code, 1);
@@ -150,8 +168,8 @@ TEST_CASE("bpf_check: opcodes with bits beyond the low byte are refused (the ker
     // The kernel looks the whole 16-bit code up in its table of allowed codes
     // (net/core/filter.c chk_code_allowed): on this machine's 6.18 kernel, codes 0x100,
     // 0x104 and 0x8005 fail to load with EINVAL.
-    for (uint32_t code : {0x100u | BPF_LD | BPF_IMM, 0x100u | BPF_ALU | BPF_ADD | BPF_K,
-                          0x8000u | BPF_JMP | BPF_JA, 0x100u | BPF_RET | BPF_K})
+    for (uint32_t code : {0x100u | BPF_LD | BPF_IMM, 0x100u | BPF_ALU | BPF_ADD | BPF_K, 0x8000u | BPF_JMP | BPF_JA,
+                          0x100u | BPF_RET | BPF_K})
         refused_in_slot(code, 1);
 }
 

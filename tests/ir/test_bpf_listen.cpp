@@ -54,7 +54,10 @@ Prog listener_for(const Prog &plan)
     return out;
 }
 
-uint32_t action(uint32_t ret) { return ret & TP_RET_ACTION_FULL; }
+uint32_t action(uint32_t ret)
+{
+    return ret & TP_RET_ACTION_FULL;
+}
 
 }  // namespace
 
@@ -94,8 +97,9 @@ TEST_CASE("the mediator's rules notify connect, bind, sendmsg, sendmmsg and send
         CAPTURE(execs);
         const Prog rules = mediator_rules(execs);
         CHECK(rules.size() <= TP_MEDIATOR_RULES_MAX);
-        for (const uint32_t nr : {kConnect, kBind, kSendto, kSendmsg, kSendmmsg, kExecve, kExecveat, 0u, 45u /* recvfrom */,
-                                  47u /* recvmsg */, 299u /* recvmmsg */, 1u /* write */, 20u /* writev */}) {
+        for (const uint32_t nr :
+             {kConnect, kBind, kSendto, kSendmsg, kSendmmsg, kExecve, kExecveat, 0u, 45u /* recvfrom */,
+              47u /* recvmsg */, 299u /* recvmmsg */, 1u /* write */, 20u /* writev */}) {
             for (const uint64_t addr : {0ull, 1ull, 0x7ffc00000000ull, 0x100000000ull, ~0ull}) {
                 SeccompData d{};
                 d.nr = nr;

@@ -21,8 +21,8 @@ namespace {
 
 constexpr uint64_t kReadExec = TP_LL_FS_READ_FILE | TP_LL_FS_READ_DIR | TP_LL_FS_EXECUTE;
 
-tp_mount mount(PlanWriter &w, uint32_t op, uint32_t flags, const char *path, const char *source,
-               const char *anchor, uint32_t line, uint16_t col)
+tp_mount mount(PlanWriter &w, uint32_t op, uint32_t flags, const char *path, const char *source, const char *anchor,
+               uint32_t line, uint16_t col)
 {
     tp_mount m{};
     m.op = op;
@@ -71,12 +71,14 @@ PlanWriter realistic_writer()
     PlanWriter w;
     w.set_meta({w.str("/home/u/proj/policy.toml"), w.str("tartaros-compile 0.1.0"), 1, 0});
     w.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_PID | TP_NS_NET | TP_NS_IPC | TP_NS_UTS,
-                      TP_NS_USER | TP_NS_MOUNT, w.str(""), {3, 1, 0}},
+                      TP_NS_USER | TP_NS_MOUNT,
+                      w.str(""),
+                      {3, 1, 0}},
                      true);
     w.add_mount(mount(w, TP_MNT_ROOT_READONLY, TP_MNTF_REQUIRED, "/", "", "", 0, 0));
     w.add_mount(mount(w, TP_MNT_BIND, 0, "/home/u/proj", "/home/u/proj", "", 5, 12));
-    w.add_mount(mount(w, TP_MNT_WRITE_DENY, TP_MNTF_REQUIRED | TP_MNTF_MATERIALIZE_DIR, "/home/u/proj/.git",
-                      "", "/home/u/proj", 7, 3));
+    w.add_mount(mount(w, TP_MNT_WRITE_DENY, TP_MNTF_REQUIRED | TP_MNTF_MATERIALIZE_DIR, "/home/u/proj/.git", "",
+                      "/home/u/proj", 7, 3));
     w.add_mount(mount(w, TP_MNT_MASK, TP_MNTF_MASK_ABSENT, "/home/u/.ssh", "", "", 9, 3));
     w.add_mount(mount(w, TP_MNT_BIND, TP_MNTF_RDONLY | TP_MNTF_OPTIONAL, "/lib64", "/lib64", "", 0, 0));
     w.add_mount(mount(w, TP_MNT_SYMLINK, 0, "/bin", "usr/bin", "", 0, 0));
@@ -93,9 +95,9 @@ PlanWriter realistic_writer()
     w.add_env(env(w, TP_ENV_SET, "LANG", "C.UTF-8", 18));
     w.set_exec({0, 0, {20, 1, 0}});
     w.set_seccomp({TP_SC_HARDEN, 469, {22, 1, 0}, {0, 0, 0}}, kAllowNative, true);
-    w.set_limits({512, 4ull << 30, 50000, TP_CPU_PERIOD_US, 1800000, 5000, {24, 1, 0}, {25, 1, 0}, {26, 1, 0},
-                  {27, 1, 0}},
-                 true);
+    w.set_limits(
+        {512, 4ull << 30, 50000, TP_CPU_PERIOD_US, 1800000, 5000, {24, 1, 0}, {25, 1, 0}, {26, 1, 0}, {27, 1, 0}},
+        true);
     w.add_rlimit({4, 0, 0, 0, {0, 0, 0}});
     w.add_rlimit({7, 0, 1024, 4096, {28, 1, 0}});
     w.set_required_features(TP_FEAT_USERNS | TP_FEAT_MOUNTNS | TP_FEAT_LANDLOCK | TP_FEAT_SECCOMP | TP_FEAT_MOUNT_API);
@@ -111,10 +113,13 @@ bool is_structural_header_bit(std::size_t bit)
         return bit >= field_off * 8 && bit < field_off * 8 + bits;
     };
     return !inside(offsetof(tp_header, checksum), 64) && !inside(offsetof(tp_header, required_features), 11) &&
-           !inside(offsetof(tp_header, min_landlock_abi), 32);
+        !inside(offsetof(tp_header, min_landlock_abi), 32);
 }
 
-bool contains(const std::string &s, const char *part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string &s, const char *part)
+{
+    return s.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -315,8 +320,7 @@ TEST_CASE("plan reader: forged counts, offsets, types and strings are refused")
     {
         std::vector<uint8_t> forged = bytes;
         put_u32(forged, section_field(bytes, TP_SEC_STRTAB, offsetof(tp_section, size)), 0);
-        expect_refused_after(forged, section_field(bytes, TP_SEC_STRTAB, offsetof(tp_section, count)), 0u,
-                             "");
+        expect_refused_after(forged, section_field(bytes, TP_SEC_STRTAB, offsetof(tp_section, count)), 0u, "");
         std::vector<uint8_t> wrap = bytes;
         put_u32(wrap, section_field(bytes, TP_SEC_MOUNTS, offsetof(tp_section, size)), 0);
         put_u32(wrap, section_field(bytes, TP_SEC_MOUNTS, offsetof(tp_section, record_size)), 40);
@@ -325,8 +329,8 @@ TEST_CASE("plan reader: forged counts, offsets, types and strings are refused")
     }
     SUBCASE("offset + size wrapping 32 bits")
     {
-        expect_refused_after(bytes, section_field(bytes, TP_SEC_MOUNTS, offsetof(tp_section, offset)),
-                             0xFFFFFF00u, "lie outside");
+        expect_refused_after(bytes, section_field(bytes, TP_SEC_MOUNTS, offsetof(tp_section, offset)), 0xFFFFFF00u,
+                             "lie outside");
     }
     SUBCASE("misaligned section offset")
     {
@@ -355,8 +359,8 @@ TEST_CASE("plan reader: forged counts, offsets, types and strings are refused")
     }
     SUBCASE("a type twice")
     {
-        expect_refused_after(bytes, section_field(bytes, TP_SEC_META, offsetof(tp_section, type)),
-                             TP_SEC_NAMESPACES, "type appears more than once");
+        expect_refused_after(bytes, section_field(bytes, TP_SEC_META, offsetof(tp_section, type)), TP_SEC_NAMESPACES,
+                             "type appears more than once");
     }
     SUBCASE("singleton with two records")
     {
@@ -367,8 +371,7 @@ TEST_CASE("plan reader: forged counts, offsets, types and strings are refused")
     }
     SUBCASE("no string table")
     {
-        expect_refused_after(bytes, section_field(bytes, TP_SEC_STRTAB, offsetof(tp_section, type)), TP_SEC_ENV,
-                             "");
+        expect_refused_after(bytes, section_field(bytes, TP_SEC_STRTAB, offsetof(tp_section, type)), TP_SEC_ENV, "");
         std::vector<uint8_t> forged = bytes;
         put_u32(forged, offsetof(tp_header, section_count), 0);
         expect_refused_after(forged, offsetof(tp_header, section_count), 0, "plan has no string table");
@@ -391,8 +394,7 @@ TEST_CASE("plan reader: forged counts, offsets, types and strings are refused")
     {
         std::vector<uint8_t> forged = bytes;
         put_u32(forged, mounts + offsetof(tp_mount, path) + offsetof(tp_str, off), 0xFFFFFFF0u);
-        expect_refused_after(forged, mounts + offsetof(tp_mount, path) + offsetof(tp_str, len), 0x20,
-                             "lies outside");
+        expect_refused_after(forged, mounts + offsetof(tp_mount, path) + offsetof(tp_str, len), 0x20, "lies outside");
     }
     SUBCASE("string length ending on the table's last byte")
     {
@@ -678,8 +680,7 @@ TEST_CASE("plan reader: the seccomp program is checked at load, not trusted")
     h.section_count -= 1;
     std::memcpy(cut.data(), &h, sizeof h);
     reseal(cut);
-    CHECK(open_plan(cut).err ==
-          "plan has a seccomp profile without its program, or a program without its profile");
+    CHECK(open_plan(cut).err == "plan has a seccomp profile without its program, or a program without its profile");
 
     // A plan whose header needs seccomp cannot lose its filter to a shorter section table
     // (the last four: seccomp, its program, limits, rlimits).

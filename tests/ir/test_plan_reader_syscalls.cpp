@@ -41,19 +41,20 @@ PlanWriter rules_writer()
     w.add_source("/etc/tartaros/common.tart");
     w.set_exec({0, 0, {9, 3, 2}});
     w.set_seccomp({TP_SC_HARDEN, 469, {2, 1, 0}, {0, 0, 0}}, kAllowNative, true);
-    w.add_syscall_rule(kSocket, TP_RET_ERRNO | 1, {4, 5, 0},
-                       {{0, TP_ARG_IN, {16}}, {2, TP_ARG_NOT_IN, {0, 4}}});
+    w.add_syscall_rule(kSocket, TP_RET_ERRNO | 1, {4, 5, 0}, {{0, TP_ARG_IN, {16}}, {2, TP_ARG_NOT_IN, {0, 4}}});
     w.add_syscall_rule(kIoctl, TP_RET_ERRNO | 13, {3, 5, 1}, {{1, TP_ARG_IN, {0x5412, 0x541b}}});
     w.add_syscall_rule(kClone, TP_RET_ERRNO | 22, {5, 5, 0}, {{0, TP_ARG_NO_BIT, {0x100}}});
     w.add_syscall_rule(kKcmp, TP_RET_KILL_PROCESS, {7, 65535, 2}, {});
     return w;
 }
 
-std::vector<uint8_t> rules_plan() { return rules_writer().finish(); }
+std::vector<uint8_t> rules_plan()
+{
+    return rules_writer().finish();
+}
 
 // Offset of field `field` of record `i` of section `type`.
-std::size_t at(const std::vector<uint8_t> &bytes, uint32_t type, std::size_t record_size, uint32_t i,
-               std::size_t field)
+std::size_t at(const std::vector<uint8_t> &bytes, uint32_t type, std::size_t record_size, uint32_t i, std::size_t field)
 {
     return section_data(bytes, type) + i * record_size + field;
 }

@@ -64,7 +64,7 @@ TEST_CASE("plan writer: strings are interned once, in first-use order")
     tp_str bin = w.str("/bin");
     CHECK(empty.off == 0);
     CHECK(empty.len == 0);
-    CHECK(w.str("") .off == 0);
+    CHECK(w.str("").off == 0);
     CHECK(usr.off == 1);
     CHECK(usr.len == 4);
     CHECK(bin.off == 6);  // after "/usr\0"

@@ -7,8 +7,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -212,10 +212,17 @@ bool BrokerProxy::start(const std::vector<std::string> &args, int secrets, bool 
     // Inherited as they are (no fixed numbers, which could land on the secrets' descriptor).
     int l = open(log_.c_str(), O_WRONLY | O_APPEND), e = open(effects_.c_str(), O_WRONLY | O_APPEND),
         s = open(err_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    std::vector<std::string> argv = {copy_.empty() ? TARTAROS_PROXY_BIN : copy_, "--broker-listen",
-                                     "127.0.0.1:" + std::to_string(port_), "--broker-secrets",
-                                     std::to_string(secrets), "--log", std::to_string(l),
-                                     "--effect-log", std::to_string(e), "--run-id", "0123456789abcdef"};
+    std::vector<std::string> argv = {copy_.empty() ? TARTAROS_PROXY_BIN : copy_,
+                                     "--broker-listen",
+                                     "127.0.0.1:" + std::to_string(port_),
+                                     "--broker-secrets",
+                                     std::to_string(secrets),
+                                     "--log",
+                                     std::to_string(l),
+                                     "--effect-log",
+                                     std::to_string(e),
+                                     "--run-id",
+                                     "0123456789abcdef"};
     argv.insert(argv.end(), args.begin(), args.end());
     pid_ = fork();
     if (pid_ == 0) {

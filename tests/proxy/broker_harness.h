@@ -45,8 +45,8 @@ int secrets_memfd(const std::string &token, const std::vector<std::string> &valu
 // from a copy in a world-readable temporary directory.
 class BrokerProxy {
 public:
-    BrokerProxy(const std::vector<std::string> &args, const std::string &token,
-                const std::vector<std::string> &values, bool as_nobody = false);
+    BrokerProxy(const std::vector<std::string> &args, const std::string &token, const std::vector<std::string> &values,
+                bool as_nobody = false);
     ~BrokerProxy();
     BrokerProxy(const BrokerProxy &) = delete;
     BrokerProxy &operator=(const BrokerProxy &) = delete;
@@ -84,8 +84,7 @@ public:
     // 1xx response is one response. "" when the connection ends first.
     std::string response(bool head_request = false);
     // The same, the body given to `sink` piece by piece instead of kept; returns the head.
-    std::string response(const std::function<void(const char *, size_t)> &sink,
-                         bool head_request = false);
+    std::string response(const std::function<void(const char *, size_t)> &sink, bool head_request = false);
     // Whether the peer closes the connection within timeout_ms (and sends nothing).
     bool closed_by_peer(int timeout_ms = 2000);
 

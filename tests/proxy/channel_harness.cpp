@@ -186,8 +186,7 @@ int host_listen(unsigned *port)
     return fd;
 }
 
-ChannelProxy::ChannelProxy(const std::vector<std::string> &args, const std::vector<int> &inherit,
-                           bool without_landlock)
+ChannelProxy::ChannelProxy(const std::vector<std::string> &args, const std::vector<int> &inherit, bool without_landlock)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
@@ -198,8 +197,8 @@ ChannelProxy::ChannelProxy(const std::vector<std::string> &args, const std::vect
     int logfd = mkostemp(log_tmpl, O_CLOEXEC), errfd = mkostemp(err_tmpl, O_CLOEXEC);
     log_path_ = log_tmpl;
     err_path_ = err_tmpl;
-    std::vector<std::string> argv = {TARTAROS_PROXY_BIN, "--channel", std::to_string(sv[1]),
-                                     "--log", std::to_string(logfd)};
+    std::vector<std::string> argv = {TARTAROS_PROXY_BIN, "--channel", std::to_string(sv[1]), "--log",
+                                     std::to_string(logfd)};
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char *> a;
     for (const std::string &s : argv)
@@ -359,8 +358,7 @@ void Factory::loop()
     }
 }
 
-Echo::Echo(int lfd, std::string banner)
-    : lfd_(lfd), stopfd_(eventfd(0, EFD_CLOEXEC)), banner_(std::move(banner))
+Echo::Echo(int lfd, std::string banner) : lfd_(lfd), stopfd_(eventfd(0, EFD_CLOEXEC)), banner_(std::move(banner))
 {
     thread_ = std::thread([this] { accept_loop(); });
 }

@@ -53,8 +53,8 @@ struct SentListener {
 // ENOSYS, as a kernel without Landlock would.
 class ChannelProxy {
 public:
-    explicit ChannelProxy(const std::vector<std::string> &args,
-                          const std::vector<int> &inherit = {}, bool without_landlock = false);
+    explicit ChannelProxy(const std::vector<std::string> &args, const std::vector<int> &inherit = {},
+                          bool without_landlock = false);
     ~ChannelProxy();
     int channel() const { return chan_; }
     pid_t pid() const { return pid_; }

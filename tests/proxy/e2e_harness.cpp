@@ -27,8 +27,7 @@ int listen_any(unsigned *port)
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 ||
-        listen(fd, 4096) != 0)
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || listen(fd, 4096) != 0)
         throw std::runtime_error("listen on 127.0.0.1");
     socklen_t len = sizeof a;
     getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
@@ -121,8 +120,9 @@ void Upstream::loop()
             if (r > 0 && h.find("\r\n\r\n") == std::string::npos)
                 continue;
             if (r > 0) {
-                std::string resp = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " +
-                                   std::to_string(h.size()) + "\r\nConnection: close\r\n\r\n" + h;
+                std::string resp =
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " + std::to_string(h.size()) +
+                    "\r\nConnection: close\r\n\r\n" + h;
                 send(fd, resp.data(), resp.size(), MSG_NOSIGNAL);
             }
             epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
@@ -138,8 +138,8 @@ Proxy::Proxy(const std::vector<std::string> &args)
     char tmpl[] = "/tmp/tartaros-proxy-log.XXXXXX";
     int logfd = mkstemp(tmpl);
     log_path_ = tmpl;
-    std::vector<std::string> argv = {TARTAROS_PROXY_BIN, "--listen-fd", std::to_string(lfd),
-                                     "--log", std::to_string(logfd)};
+    std::vector<std::string> argv = {TARTAROS_PROXY_BIN, "--listen-fd", std::to_string(lfd), "--log",
+                                     std::to_string(logfd)};
     argv.insert(argv.end(), args.begin(), args.end());
     pid_ = fork();
     if (pid_ == 0) {

@@ -23,9 +23,8 @@ std::string error_of(const std::vector<std::string> &args)
 // A broker-only listen-mode command line with `more` appended (fd 0 stands for the secrets).
 std::vector<std::string> listen_args(std::vector<std::string> more)
 {
-    std::vector<std::string> a = {"--broker-listen", "127.0.0.1:3129", "--broker-secrets", "0",
-                                  "--broker-allow", "api.example.com", "--capability",
-                                  "gh=api.example.com:443"};
+    std::vector<std::string> a = {"--broker-listen", "127.0.0.1:3129",  "--broker-secrets", "0",
+                                  "--broker-allow",  "api.example.com", "--capability",     "gh=api.example.com:443"};
     a.insert(a.end(), more.begin(), more.end());
     return a;
 }
@@ -39,13 +38,33 @@ std::string listen_error(std::vector<std::string> more)
 
 TEST_CASE("broker config: a full listen-mode command line")
 {
-    auto r = tproxy::parse_args(
-        {"--broker-listen", "127.0.0.1:0", "--broker-secrets", "0", "--broker-auth-header",
-         "X-Token", "--broker-allow", "API.Example.com.", "--broker-allow", "*.corp.test",
-         "--broker-allow-internal", "--broker-ca-file", "/etc/ca.pem", "--capability",
-         "gh=api.example.com:443", "--cap-header", "X-Api-Key", "--cap-format", "Bearer {value}",
-         "--cap-methods", "GET POST", "--cap-path-prefixes", "/repos/a /user", "--capability",
-         "v6=[::1]:8443", "--capability", "lit=127.0.0.1:9443"});
+    auto r = tproxy::parse_args({"--broker-listen",
+                                 "127.0.0.1:0",
+                                 "--broker-secrets",
+                                 "0",
+                                 "--broker-auth-header",
+                                 "X-Token",
+                                 "--broker-allow",
+                                 "API.Example.com.",
+                                 "--broker-allow",
+                                 "*.corp.test",
+                                 "--broker-allow-internal",
+                                 "--broker-ca-file",
+                                 "/etc/ca.pem",
+                                 "--capability",
+                                 "gh=api.example.com:443",
+                                 "--cap-header",
+                                 "X-Api-Key",
+                                 "--cap-format",
+                                 "Bearer {value}",
+                                 "--cap-methods",
+                                 "GET POST",
+                                 "--cap-path-prefixes",
+                                 "/repos/a /user",
+                                 "--capability",
+                                 "v6=[::1]:8443",
+                                 "--capability",
+                                 "lit=127.0.0.1:9443"});
     REQUIRE(std::holds_alternative<tproxy::Config>(r));
     const auto &c = std::get<tproxy::Config>(r);
     const tproxy::BrokerConfig &b = c.broker;
@@ -74,8 +93,8 @@ TEST_CASE("broker config: a full listen-mode command line")
 
 TEST_CASE("broker config: defaults and no lookups for literal hosts")
 {
-    auto r = tproxy::parse_args({"--broker-listen", "127.0.0.1:3129", "--broker-secrets", "0",
-                                 "--broker-allow", "127.0.0.1", "--capability", "a=127.0.0.1:443"});
+    auto r = tproxy::parse_args({"--broker-listen", "127.0.0.1:3129", "--broker-secrets", "0", "--broker-allow",
+                                 "127.0.0.1", "--capability", "a=127.0.0.1:443"});
     REQUIRE(std::holds_alternative<tproxy::Config>(r));
     const auto &c = std::get<tproxy::Config>(r);
     CHECK(c.broker.auth_header == "X-Broker-Auth");
@@ -113,8 +132,7 @@ TEST_CASE("broker config: refusals of the broker's flags")
     CHECK(listen_error({"--broker-auth-header", "Authorization"}) ==
           "capability gh: its header Authorization is the broker's auth header");
     CHECK(listen_error({"--broker-auth-header", "Host"}) != "");
-    CHECK(listen_error({"--cap-header", "X-A", "--cap-header", "X-B"}) ==
-          "--cap-header given twice for capability gh");
+    CHECK(listen_error({"--cap-header", "X-A", "--cap-header", "X-B"}) == "--cap-header given twice for capability gh");
     CHECK(listen_error({"--cap-format", "Bearer"}).find("--cap-format 'Bearer'") == 0);
     CHECK(listen_error({"--cap-format", "{value}{value}"}) != "");
     CHECK(listen_error({"--cap-format", "a\r\n{value}"}) != "");
@@ -125,11 +143,9 @@ TEST_CASE("broker config: refusals of the broker's flags")
     CHECK(listen_error({"--cap-methods", ""}) != "");
     CHECK(listen_error({"--cap-path-prefixes", "repos"}) != "");
     CHECK(listen_error({"--cap-path-prefixes", "/a /b "}) != "");
-    CHECK(listen_error({"--capability", "gh=b.test:443"}) ==
-          "--capability 'gh=b.test:443': this name is given twice");
-    for (const char *bad : {"x", "x=a.test", "x=a.test:0", "x=a.test:65536", "x/y=a.test:443",
-                            "=a.test:443", "x=::1:443", "x=[127.0.0.1]:443", "x=a..test:443",
-                            "x=127.1:443"})
+    CHECK(listen_error({"--capability", "gh=b.test:443"}) == "--capability 'gh=b.test:443': this name is given twice");
+    for (const char *bad : {"x", "x=a.test", "x=a.test:0", "x=a.test:65536", "x/y=a.test:443", "=a.test:443",
+                            "x=::1:443", "x=[127.0.0.1]:443", "x=a..test:443", "x=127.1:443"})
         CHECK_MESSAGE(listen_error({"--capability", bad}).find("--capability") == 0, bad);
     CHECK(listen_error({"--capability", std::string(65, 'a') + "=a.test:443"}) != "");
     CHECK(listen_error({"--broker-allow", "*"}) != "");
@@ -145,12 +161,12 @@ TEST_CASE("broker config: refusals of the broker's flags")
 TEST_CASE("broker config: what a broker needs and where its flags belong")
 {
     CHECK(error_of({"--cap-header", "X-A"}) == "--cap-header needs a --capability before it");
-    CHECK(error_of({"--broker-listen", "127.0.0.1:1", "--broker-allow", "a.test",
-                    "--capability", "a=a.test:443"}) == "a broker needs --broker-secrets FD");
-    CHECK(error_of({"--broker-listen", "127.0.0.1:1", "--broker-secrets", "0", "--capability",
-                    "a=a.test:443"}) == "a broker needs at least one --broker-allow");
-    CHECK(error_of({"--broker-listen", "127.0.0.1:1", "--broker-secrets", "0", "--broker-allow",
-                    "a.test"}) == "a broker needs at least one --capability");
+    CHECK(error_of({"--broker-listen", "127.0.0.1:1", "--broker-allow", "a.test", "--capability", "a=a.test:443"}) ==
+          "a broker needs --broker-secrets FD");
+    CHECK(error_of({"--broker-listen", "127.0.0.1:1", "--broker-secrets", "0", "--capability", "a=a.test:443"}) ==
+          "a broker needs at least one --broker-allow");
+    CHECK(error_of({"--broker-listen", "127.0.0.1:1", "--broker-secrets", "0", "--broker-allow", "a.test"}) ==
+          "a broker needs at least one --capability");
     CHECK(error_of({"--listen-fd", "0", "--allow", "a.test", "--broker-allow", "a.test"}) ==
           "broker flags need --broker-listen");
     CHECK(error_of({"--listen-fd", "0", "--allow", "a.test", "--broker-allow-internal"}) ==
@@ -173,8 +189,8 @@ TEST_CASE("broker config: channel mode with the broker alone and beside other li
     int sv[2];
     REQUIRE(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
     std::string chan = std::to_string(sv[0]);
-    std::vector<std::string> broker = {"--broker-port", "3129", "--broker-secrets", "0",
-                                       "--broker-allow", "a.test", "--capability", "a=a.test:443"};
+    std::vector<std::string> broker = {"--broker-port",  "3129",   "--broker-secrets", "0",
+                                       "--broker-allow", "a.test", "--capability",     "a=a.test:443"};
     auto with = [&](std::vector<std::string> more) {
         std::vector<std::string> a = {"--channel", chan};
         a.insert(a.end(), broker.begin(), broker.end());
@@ -193,8 +209,7 @@ TEST_CASE("broker config: channel mode with the broker alone and beside other li
     CHECK(error_of(with({"--relay", "3129"})).find("port 3129 appears twice") == 0);
     CHECK(error_of(with({"--expose", "0:3129"})).find("port 3129 appears twice") == 0);
     CHECK(error_of(with({"--broker-port", "3130"})) == "--broker-port given twice");
-    CHECK(error_of(with({"--allow", "b.test"})) ==
-          "--allow needs --proxy-port: there is no HTTP proxy to apply it to");
+    CHECK(error_of(with({"--allow", "b.test"})) == "--allow needs --proxy-port: there is no HTTP proxy to apply it to");
     close(sv[0]);
     close(sv[1]);
 }

@@ -3,12 +3,12 @@
 // clients. Everything is on 127.0.0.1.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -43,10 +43,10 @@ struct Options {
 std::vector<std::string> broker_args(const HttpsUpstream &up, const Options &o)
 {
     std::string port = std::to_string(up.port());
-    std::vector<std::string> a = {"--broker-allow", "localhost", "--broker-allow", "127.0.0.1",
-                                  "--capability", "gh=localhost:" + port, "--cap-format",
-                                  "Bearer {value}", "--capability", "npm=127.0.0.1:" + port,
-                                  "--cap-header", "X-Api-Key", "--header-timeout-ms", "3000"};
+    std::vector<std::string> a = {
+        "--broker-allow",       "localhost",    "--broker-allow",      "127.0.0.1",    "--capability",
+        "gh=localhost:" + port, "--cap-format", "Bearer {value}",      "--capability", "npm=127.0.0.1:" + port,
+        "--cap-header",         "X-Api-Key",    "--header-timeout-ms", "3000"};
     if (o.allow_internal)
         a.push_back("--broker-allow-internal");
     if (o.ca_file)
@@ -65,8 +65,8 @@ struct Fixture {
     }
     std::string host() const { return "127.0.0.1:" + std::to_string(proxy.port()); }
     // A request head for `target` with the token (or `token`) and `extra` header lines.
-    std::string req(const std::string &target, const std::string &extra = "",
-                    const std::string &token = kToken, const std::string &method = "GET") const
+    std::string req(const std::string &target, const std::string &extra = "", const std::string &token = kToken,
+                    const std::string &method = "GET") const
     {
         std::string h = method + " " + target + " HTTP/1.1\r\nHost: " + host() + "\r\n";
         if (!token.empty())
@@ -164,9 +164,9 @@ TEST_CASE("broker e2e: a brokered request arrives with exactly the injected head
     CHECK(reqs[0].find("[\"X-Custom\", \"kept\"]") != std::string::npos);
     CHECK(reqs[0].find("[\"Authorization\", \"Bearer " + kValue + "\"]") != std::string::npos);
     CHECK(count(reqs[0], "uthorization") == 1);  // the injected one only, not the client's
-    for (const std::string &gone : {kToken, std::string("X-Broker-Auth"), std::string("Basic"),
-                                    std::string("X-Hop"), std::string("Proxy-"), std::string("\"TE\""),
-                                    std::string("Keep-Alive"), std::string("Connection")})
+    for (const std::string &gone :
+         {kToken, std::string("X-Broker-Auth"), std::string("Basic"), std::string("X-Hop"), std::string("Proxy-"),
+          std::string("\"TE\""), std::string("Keep-Alive"), std::string("Connection")})
         CHECK_MESSAGE(reqs[0].find(gone) == std::string::npos, gone);
     CAPTURE(reqs[1]);
     CHECK(reqs[1].find("[\"Host\", \"127.0.0.1:" + up + "\"]") != std::string::npos);
@@ -176,7 +176,9 @@ TEST_CASE("broker e2e: a brokered request arrives with exactly the injected head
     CHECK(f.proxy.log_has("allowed BROKER npm GET 127.0.0.1:" + up + " /echo status=200"));
     std::string effects = f.proxy.effects();
     CHECK(effects.find("\"by\":\"proxy\",\"event\":\"broker\",\"decision\":\"allow\",\"capability\":\"gh\","
-                       "\"method\":\"GET\",\"host\":\"localhost\",\"port\":" + up + ",\"path\":\"/status/200\","
+                       "\"method\":\"GET\",\"host\":\"localhost\",\"port\":" +
+                       up +
+                       ",\"path\":\"/status/200\","
                        "\"status\":200,\"bytes_up\":0,\"bytes_down\":11,\"complete\":true}") != std::string::npos);
     CHECK(effects.find("x=1") == std::string::npos);  // never the query
 }
@@ -218,8 +220,10 @@ TEST_CASE("broker e2e: methods path prefixes and allowed hosts limit a capabilit
 {
     HttpsUpstream up;
     Options o;
-    o.extra = {"--capability", "lim=localhost:" + std::to_string(up.port()), "--cap-methods", "GET HEAD",
-               "--cap-path-prefixes", "/status /download", "--capability", "out=other.test:443"};
+    o.extra = {"--capability",        "lim=localhost:" + std::to_string(up.port()),
+               "--cap-methods",       "GET HEAD",
+               "--cap-path-prefixes", "/status /download",
+               "--capability",        "out=other.test:443"};
     BrokerProxy proxy(broker_args(up, o), kToken, {kValue, kValue2, "lim-value-123", "out-value-456"});
     REQUIRE_MESSAGE(proxy.pid() > 0, proxy.stderr_text());
     std::string host = "127.0.0.1:" + std::to_string(proxy.port());
@@ -309,8 +313,8 @@ TEST_CASE("broker e2e: header smuggling shapes are refused and reach nobody")
         {"GET http://" + f.host() + "/gh/x HTTP/1.1\r\n" + h + t + "\r\n", "400", "bad-request", true},
         {"GET https://localhost/x HTTP/1.1\r\n" + h + t + "\r\n", "400", "bad-request", true},
         {"CONNECT localhost:443 HTTP/1.1\r\n" + h + t + "\r\n", "400", "bad-request", true},
-        {"GET /gh/x HTTP/1.1\r\nHost: localhost:" + std::to_string(f.up.port()) + "\r\n" + t + "\r\n",
-         "400", "host-mismatch", false},
+        {"GET /gh/x HTTP/1.1\r\nHost: localhost:" + std::to_string(f.up.port()) + "\r\n" + t + "\r\n", "400",
+         "host-mismatch", false},
         {"GET /gh/x HTTP/1.1\r\nHost: 127.0.0.1\r\n" + t + "\r\n", "400", "host-mismatch", false},
         {"GET /gh/x HTTP/1.1\r\n" + h + h + t + "\r\n", "400", "bad-request", true},
         {"GET /gh/x HTTP/1.1\r\n" + t + "\r\n", "400", "host-mismatch", true},
@@ -321,10 +325,9 @@ TEST_CASE("broker e2e: header smuggling shapes are refused and reach nobody")
         {f.req("/gh/a%5Cb"), "400", "bad-request", false},
         {f.req("/gh/a\\b"), "400", "bad-request", false},
         {f.req("/gh//evil.test/x"), "400", "bad-request", false},
-        {f.req("/gh/x", "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", kToken, "POST") + "0\r\n\r\n",
-         "400", "bad-request", true},
-        {f.req("/gh/x", "Transfer-Encoding: gzip\r\n", kToken, "POST"), "501",
-         "unsupported-transfer-encoding", true},
+        {f.req("/gh/x", "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", kToken, "POST") + "0\r\n\r\n", "400",
+         "bad-request", true},
+        {f.req("/gh/x", "Transfer-Encoding: gzip\r\n", kToken, "POST"), "501", "unsupported-transfer-encoding", true},
         {f.req("/gh/x", "Content-Length: 1\r\nContent-Length: 2\r\n", kToken, "POST"), "400", "bad-request", true},
         {"GET /gh/x HTTP/1.0\r\n" + h + t + "\r\n", "505", "unsupported-version", true},
         {"GET /gh/x HTTP/1.1\r\n" + h + t + "X-A: 1\r\n folded\r\n\r\n", "400", "bad-request", true},
@@ -493,12 +496,12 @@ TEST_CASE("broker e2e: 100 MB down and 100 MB up stream through with bounded mem
     CHECK(status_of(r) == "200");
     CHECK(body_of(r) == "{\"bytes\": " + std::to_string(total) + ", \"sha256\": \"" + want + "\"}");
     long hwm = f.proxy.peak_rss_kib();
-    MESSAGE("broker: 100 MiB down in " << down_s << " s (" << 100 / down_s << " MiB/s), up in " << up_s
-                                       << " s (" << 100 / up_s << " MiB/s); proxy VmHWM " << before
-                                       << " KiB before, " << hwm << " KiB after");
+    MESSAGE("broker: 100 MiB down in " << down_s << " s (" << 100 / down_s << " MiB/s), up in " << up_s << " s ("
+                                       << 100 / up_s << " MiB/s); proxy VmHWM " << before << " KiB before, " << hwm
+                                       << " KiB after");
     REQUIRE(before > 0);
     CHECK(hwm - before < 16 * 1024);  // a buffered body would be 100 MiB
-#if !defined(__SANITIZE_ADDRESS__)  // ASan's shadow and quarantine alone are about 50 MiB
+#if !defined(__SANITIZE_ADDRESS__)    // ASan's shadow and quarantine alone are about 50 MiB
     CHECK(hwm < 64 * 1024);
 #endif
     CHECK(f.proxy.log_has("up=" + std::to_string(total) + " down="));
@@ -575,15 +578,15 @@ TEST_CASE("broker e2e: a bad secrets file or CA file is one line and exit 78")
     int code = -1;
     int memfd = broker::secrets_memfd(kToken, {kValue});  // one value for two capabilities
     std::vector<std::string> args = {"--broker-listen", "127.0.0.1:0", "--broker-secrets", std::to_string(memfd),
-                                     "--broker-allow", "a.test", "--capability", "a=a.test:443",
-                                     "--capability", "b=a.test:443"};
+                                     "--broker-allow",  "a.test",      "--capability",     "a=a.test:443",
+                                     "--capability",    "b=a.test:443"};
     std::string err = e2e::run_proxy_cli(args, &code);
     CHECK(code == 78);
     CHECK(err == "tartaros: --broker-secrets: 2 records, expected 3 (the token and one value per --capability)\n");
     close(memfd);
     memfd = broker::secrets_memfd(kToken, {kValue});
-    args = {"--broker-listen", "127.0.0.1:0", "--broker-secrets", std::to_string(memfd), "--broker-allow",
-            "a.test", "--capability", "a=a.test:443", "--broker-ca-file", "/nonexistent/ca.pem"};
+    args = {"--broker-listen", "127.0.0.1:0",  "--broker-secrets", std::to_string(memfd), "--broker-allow",
+            "a.test",          "--capability", "a=a.test:443",     "--broker-ca-file",    "/nonexistent/ca.pem"};
     err = e2e::run_proxy_cli(args, &code);
     CHECK(code == 78);
     CHECK(err.rfind("tartaros: --broker-ca-file /nonexistent/ca.pem: ", 0) == 0);

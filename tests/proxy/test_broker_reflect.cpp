@@ -63,7 +63,7 @@ std::string code(const std::string &method, const std::string &headers = "", con
     SHA256(reinterpret_cast<const unsigned char *>(kToken.data()), kToken.size(), s.token_digest);
     tproxy::OwnAddress own{{"127.0.0.1"}, 3129};
     std::string head = method + " /any/x HTTP/1.1\r\nHost: 127.0.0.1:3129\r\n" + headers +
-                       (token.empty() ? "" : "X-Broker-Auth: " + token + "\r\n") + "\r\n";
+        (token.empty() ? "" : "X-Broker-Auth: " + token + "\r\n") + "\r\n";
     auto p = tproxy::parse_request(head, 16384, tproxy::Form::Origin);
     REQUIRE_MESSAGE(p.status == tproxy::ParseStatus::Ok, p.err.detail);
     auto d = tproxy::broker_decide(p.req, b, s, own);
@@ -113,26 +113,35 @@ TEST_CASE("broker reflect: a body only where the method takes one")
 TEST_CASE("broker reflect: the value is found however a response re-encodes it")
 {
     tproxy::ValueFinder f(kValue);
-    const std::vector<std::string> reflections = {kValue, "Bearer " + kValue, lower("Bearer " + kValue), "BEARER GHP_TOPSECRETVALUE0123456789ABCDEF",
-          "https://x.test/cb?t=" + percent_all(kValue), "a%2520" + kValue.substr(0, 3) + "%25" + "5F" + kValue.substr(4),
-          "Basic " + base64("user:" + kValue), "Basic " + base64("x-access-token:" + kValue),
-          "Basic " + base64("ab:" + kValue), lower("Basic " + base64("me:" + kValue)),
-          url_safe(base64("?!>" + kValue + "~~")), base64(kValue), percent_all("Basic " + base64("u:" + kValue))};
+    const std::vector<std::string> reflections = {kValue,
+                                                  "Bearer " + kValue,
+                                                  lower("Bearer " + kValue),
+                                                  "BEARER GHP_TOPSECRETVALUE0123456789ABCDEF",
+                                                  "https://x.test/cb?t=" + percent_all(kValue),
+                                                  "a%2520" + kValue.substr(0, 3) + "%25" + "5F" + kValue.substr(4),
+                                                  "Basic " + base64("user:" + kValue),
+                                                  "Basic " + base64("x-access-token:" + kValue),
+                                                  "Basic " + base64("ab:" + kValue),
+                                                  lower("Basic " + base64("me:" + kValue)),
+                                                  url_safe(base64("?!>" + kValue + "~~")),
+                                                  base64(kValue),
+                                                  percent_all("Basic " + base64("u:" + kValue))};
     for (const std::string &text : reflections) {
         CAPTURE(text);
         CHECK(f.found_in(text));
     }
-    for (const std::string &text : {std::string("Bearer ghp_other"), base64("user:password"), kValue.substr(1),
-                                    std::string("")})
+    for (const std::string &text :
+         {std::string("Bearer ghp_other"), base64("user:password"), kValue.substr(1), std::string("")})
         CHECK_FALSE(f.found_in(text));
     CHECK_FALSE(tproxy::ValueFinder("").found_in("anything"));
 }
 
 TEST_CASE("broker reflect: a reason phrase or header holding the value is replaced or dropped")
 {
-    std::string head = "HTTP/1.1 401 bad credentials: bearer " + lower(kValue) + "\r\nContent-Length: 2\r\n"
-                       "X-Seen: Basic " + base64("user:" + kValue) + "\r\nLocation: /cb?t=" + percent_all(kValue) +
-                       "\r\nX-Fine: 1\r\n\r\nok";
+    std::string head = "HTTP/1.1 401 bad credentials: bearer " + lower(kValue) +
+        "\r\nContent-Length: 2\r\n"
+        "X-Seen: Basic " +
+        base64("user:" + kValue) + "\r\nLocation: /cb?t=" + percent_all(kValue) + "\r\nX-Fine: 1\r\n\r\nok";
     auto r = tproxy::parse_response(head, 65536);
     REQUIRE(r.status == tproxy::ParseStatus::Ok);
     tproxy::ClientHead h = tproxy::client_response_head(r.resp, tproxy::ValueFinder(kValue), false);
@@ -140,8 +149,8 @@ TEST_CASE("broker reflect: a reason phrase or header holding the value is replac
     CHECK(h.dropped == 3);
     auto odd = tproxy::parse_response("HTTP/1.1 599 " + kValue + "\r\nContent-Length: 0\r\n\r\n", 65536);
     REQUIRE(odd.status == tproxy::ParseStatus::Ok);
-    CHECK(tproxy::client_response_head(odd.resp, tproxy::ValueFinder(kValue), false).text.starts_with(
-        "HTTP/1.1 599 \r\n"));
+    CHECK(tproxy::client_response_head(odd.resp, tproxy::ValueFinder(kValue), false)
+              .text.starts_with("HTTP/1.1 599 \r\n"));
 }
 
 TEST_CASE("broker mask: the token the values and credential parameters are starred in log text")
@@ -159,7 +168,6 @@ TEST_CASE("broker mask: the token the values and credential parameters are starr
     CHECK(tproxy::mask_for_log("/x;access_token=abc123;page=2", s) == "/x;access_token=******;page=2");
     CHECK(tproxy::mask_for_log("/x?api-key=k1&Signature=zz&q=1", s) == "/x?api-key=**&Signature=**&q=1");
     CHECK(tproxy::mask_for_log("/repos/a/issues", s) == "/repos/a/issues");
-    CHECK(tproxy::mask_for_log("no capability named 'x" + kToken + "'", s) ==
-          "no capability named 'x" + stars + "'");
+    CHECK(tproxy::mask_for_log("no capability named 'x" + kToken + "'", s) == "no capability named 'x" + stars + "'");
     CHECK(tproxy::token_print("short").len == 0);
 }

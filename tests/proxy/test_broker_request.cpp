@@ -47,8 +47,7 @@ struct Setup {
     }
 
     // The code a request gets, or "" when it passes.
-    std::string code(const std::string &line, const std::string &headers = "",
-                     const std::string &token = kToken)
+    std::string code(const std::string &line, const std::string &headers = "", const std::string &token = kToken)
     {
         std::string head = line + "\r\nHost: 127.0.0.1:3129\r\n" + headers;
         if (!token.empty())
@@ -64,17 +63,17 @@ TEST_CASE("broker request: an allowed request and its target")
 {
     Setup t;
     auto d = t.decide("GET /gh/repos/a/issues?state=open&x=%2F HTTP/1.1\r\nHost: localhost:3129\r\n"
-                      "X-Broker-Auth: " + kToken + "\r\n\r\n");
+                      "X-Broker-Auth: " +
+                      kToken + "\r\n\r\n");
     CHECK_FALSE(d.refusal);
     CHECK(d.cap == 0);
     CHECK(d.path == "/repos/a/issues?state=open&x=%2F");  // the query is not checked, only kept
     CHECK(d.log_path == "/repos/a/issues");
-    auto root = t.decide("PUT /any.thing_1 HTTP/1.1\r\nHost: 127.0.0.1:3129\r\nX-Broker-Auth: " +
-                         kToken + "\r\n\r\n");
+    auto root = t.decide("PUT /any.thing_1 HTTP/1.1\r\nHost: 127.0.0.1:3129\r\nX-Broker-Auth: " + kToken + "\r\n\r\n");
     CHECK_FALSE(root.refusal);
     CHECK(root.path == "/");
-    auto query = t.decide("PUT /any.thing_1?q=1 HTTP/1.1\r\nHost: 127.0.0.1:3129\r\nX-Broker-Auth: " +
-                          kToken + "\r\n\r\n");
+    auto query =
+        t.decide("PUT /any.thing_1?q=1 HTTP/1.1\r\nHost: 127.0.0.1:3129\r\nX-Broker-Auth: " + kToken + "\r\n\r\n");
     CHECK(query.path == "/?q=1");
     CHECK(query.log_path == "/");
 }
@@ -99,8 +98,8 @@ TEST_CASE("broker request: each refusal and its code")
     CHECK(t.code("GET /gh/repos/a HTTP/1.1", "Authorization: a\r\nauthorization: b\r\n") == "bad-request");
     CHECK(t.code("GET /gh/repos/a HTTP/1.1", "X-Broker-Auth: " + kToken + "\r\n") == "bad-request");
     CHECK(t.code("GET /gh/a/../repos/a HTTP/1.1") == "bad-request");
-    auto other_host = t.decide("GET /gh/repos/a HTTP/1.1\r\nHost: api.example.com\r\nX-Broker-Auth: " +
-                               kToken + "\r\n\r\n");
+    auto other_host =
+        t.decide("GET /gh/repos/a HTTP/1.1\r\nHost: api.example.com\r\nX-Broker-Auth: " + kToken + "\r\n\r\n");
     REQUIRE(other_host.refusal);
     CHECK(std::string(other_host.refusal->code) == "host-mismatch");
     auto other_port = t.decide("GET /gh/repos/a HTTP/1.1\r\nHost: 127.0.0.1:3128\r\n\r\n");
@@ -124,12 +123,12 @@ TEST_CASE("broker request: the token is checked before the capability is named")
 
 TEST_CASE("broker request: ambiguous paths")
 {
-    for (const char *ok : {"/gh/a", "/gh/a/b.c", "/gh/.well-known/x", "/gh/a..b", "/gh/%41", "/gh/a/",
-                           "/gh/%20x", "/gh/..a", "/gh/a."})
+    for (const char *ok :
+         {"/gh/a", "/gh/a/b.c", "/gh/.well-known/x", "/gh/a..b", "/gh/%41", "/gh/a/", "/gh/%20x", "/gh/..a", "/gh/a."})
         CHECK_MESSAGE(tproxy::path_defect(ok) == "", ok);
-    for (const char *bad : {"/gh/..", "/gh/../x", "/gh/./x", "/gh/a/.", "/gh/%2e%2e/x", "/gh/%2E/x",
-                            "/gh/.%2e/x", "/gh/a%2fb", "/gh/a%2Fb", "/gh/a%5cb", "/gh/a\\b",
-                            "/gh//x", "//gh/x", "/gh/%", "/gh/%2", "/gh/%zz", "/gh/%00", "/gh/a%2e"})
+    for (const char *bad : {"/gh/..", "/gh/../x", "/gh/./x", "/gh/a/.", "/gh/%2e%2e/x", "/gh/%2E/x", "/gh/.%2e/x",
+                            "/gh/a%2fb", "/gh/a%2Fb", "/gh/a%5cb", "/gh/a\\b", "/gh//x", "//gh/x", "/gh/%", "/gh/%2",
+                            "/gh/%zz", "/gh/%00", "/gh/a%2e"})
         CHECK_MESSAGE(tproxy::path_defect(bad) != "", bad);
 }
 
@@ -149,12 +148,11 @@ TEST_CASE("broker request: prefixes match on a segment boundary")
 TEST_CASE("broker request: the upstream head has exactly one injected header")
 {
     Setup t;
-    auto p = tproxy::parse_request(
-        "POST /gh/repos/a?x=1 HTTP/1.1\r\nHost: 127.0.0.1:3129\r\nX-Broker-Auth: " + kToken +
-            "\r\nauthorization: Basic mine\r\nConnection: keep-alive, X-Hop\r\nX-Hop: 1\r\n"
-            "Keep-Alive: 5\r\nTE: trailers\r\nUpgrade: h2c\r\nProxy-Authorization: x\r\n"
-            "Accept: */*\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\nabc",
-        16384, tproxy::Form::Origin);
+    auto p = tproxy::parse_request("POST /gh/repos/a?x=1 HTTP/1.1\r\nHost: 127.0.0.1:3129\r\nX-Broker-Auth: " + kToken +
+                                       "\r\nauthorization: Basic mine\r\nConnection: keep-alive, X-Hop\r\nX-Hop: 1\r\n"
+                                       "Keep-Alive: 5\r\nTE: trailers\r\nUpgrade: h2c\r\nProxy-Authorization: x\r\n"
+                                       "Accept: */*\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\nabc",
+                                   16384, tproxy::Form::Origin);
     REQUIRE(p.status == tproxy::ParseStatus::Ok);
     tproxy::Secret line(std::strlen("Authorization: Bearer V\r\n"));
     std::memcpy(line.data(), "Authorization: Bearer V\r\n", line.size());
@@ -169,8 +167,8 @@ TEST_CASE("broker request: the upstream head has exactly one injected header")
     tproxy::Capability v6;
     v6.host = {"::1", tproxy::HostKind::V6Literal};
     v6.port = 443;
-    CHECK(std::string(tproxy::upstream_request_head(p.req, t.b, v6, "/", line, false).view())
-              .find("Host: [::1]\r\n") != std::string::npos);
+    CHECK(std::string(tproxy::upstream_request_head(p.req, t.b, v6, "/", line, false).view()).find("Host: [::1]\r\n") !=
+          std::string::npos);
 }
 
 TEST_CASE("broker request: the response head drops hop-by-hop headers and the value")
@@ -185,7 +183,8 @@ TEST_CASE("broker request: the response head drops hop-by-hop headers and the va
     CHECK(h.dropped == 2);
     CHECK_FALSE(h.framing_dropped);
     CHECK(tproxy::client_response_head(r.resp, tproxy::ValueFinder("2"), true).framing_dropped);
-    CHECK(tproxy::client_response_head(r.resp, tproxy::ValueFinder("zzz"), true).text.ends_with("Connection: close\r\n\r\n"));
+    CHECK(tproxy::client_response_head(r.resp, tproxy::ValueFinder("zzz"), true)
+              .text.ends_with("Connection: close\r\n\r\n"));
 }
 
 TEST_CASE("broker request: framing and connection of a request")
@@ -203,8 +202,8 @@ TEST_CASE("broker request: framing and connection of a request")
     CHECK(len->kind() == tproxy::Framer::Kind::Length);
     auto chunked = tproxy::request_body(parse("PUT /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"));
     CHECK(chunked->kind() == tproxy::Framer::Kind::Chunked);
-    CHECK_FALSE(tproxy::request_body(
-        parse("PUT /a HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999999\r\n\r\n")));
+    CHECK_FALSE(
+        tproxy::request_body(parse("PUT /a HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999999\r\n\r\n")));
     CHECK(tproxy::wants_close(parse("GET /a HTTP/1.1\r\nHost: h\r\nConnection: x, Close\r\n\r\n")));
     CHECK_FALSE(tproxy::wants_close(parse("GET /a HTTP/1.1\r\nHost: h\r\nConnection: keep-alive\r\n\r\n")));
     tproxy::Request r = parse("GET /a HTTP/1.1\r\nHost: h\r\nX-Broker-Auth: secret-token-long-enough\r\n\r\n");
@@ -230,8 +229,7 @@ TEST_CASE("broker request: the broker's parser takes origin form and HTTP/1.1 on
     CHECK(code("GET /gh/x HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n") == "bad-request");
     CHECK(code("GET /gh/x HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n") ==
           "bad-request");
-    CHECK(code("GET /gh/x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n") ==
-          "unsupported-transfer-encoding");
+    CHECK(code("GET /gh/x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n") == "unsupported-transfer-encoding");
     CHECK(code("GET /gh/x\nHTTP/1.1\r\nHost: a\r\n\r\n") == "bad-request");
     CHECK(code("GET /gh/x\r\nHTTP/1.1\r\nHost: a\r\n\r\n") == "bad-request");
     CHECK(code("GET /gh/x HTTP/1.1\r\nHost: a\r\nX: 1\r\n folded\r\n\r\n") == "bad-request");

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "broker_secrets_wire.h"
 #include "broker_secrets.h"
+#include "broker_secrets_wire.h"
 
 namespace {
 
@@ -109,8 +109,7 @@ TEST_CASE("broker secrets: malformed files are refused without naming a value")
         {file_of({kToken, kGh}), "2 records, expected 3"},
         {file_of({kToken, kGh, kNpm, "x"}), "4 records, expected 3"},
         {file_of({"", kGh, kNpm}), "the token is 0 bytes"},
-        {file_of({kToken, std::string(TBS_MAX_VALUE + 1, 'a'), kNpm}),
-         "the value of capability gh is 16385 bytes"},
+        {file_of({kToken, std::string(TBS_MAX_VALUE + 1, 'a'), kNpm}), "the value of capability gh is 16385 bytes"},
         {file_of({kToken, kGh + "\r\nX-Evil: 1", kNpm}),
          "the value of capability gh has a byte outside printable ASCII"},
         {file_of({kToken, kGh, std::string("a\0b", 3)}), "the value of capability npm has a byte"},

@@ -38,16 +38,30 @@ struct Fixture {
     static std::vector<std::string> args(const HttpsUpstream &up)
     {
         std::string port = std::to_string(up.port());
-        return {"--broker-allow", "localhost", "--broker-allow-internal", "--broker-ca-file", up.ca_file(),
-                "--capability", "gh=localhost:" + port, "--cap-format", "Bearer {value}",
-                "--capability", "npm=localhost:" + port, "--cap-header", "X-Api-Key",
-                "--capability", "paths=localhost:" + port, "--cap-path-prefixes", "/",
-                "--header-timeout-ms", "3000"};
+        return {"--broker-allow",
+                "localhost",
+                "--broker-allow-internal",
+                "--broker-ca-file",
+                up.ca_file(),
+                "--capability",
+                "gh=localhost:" + port,
+                "--cap-format",
+                "Bearer {value}",
+                "--capability",
+                "npm=localhost:" + port,
+                "--cap-header",
+                "X-Api-Key",
+                "--capability",
+                "paths=localhost:" + port,
+                "--cap-path-prefixes",
+                "/",
+                "--header-timeout-ms",
+                "3000"};
     }
     std::string req(const std::string &method, const std::string &target, const std::string &extra = "") const
     {
         return method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(proxy.port()) +
-               "\r\nX-Broker-Auth: " + kToken + "\r\n" + extra + "\r\n";
+            "\r\nX-Broker-Auth: " + kToken + "\r\n" + extra + "\r\n";
     }
     // Every request the upstream parsed, one JSON line each.
     std::string seen() const
@@ -98,7 +112,8 @@ TEST_CASE("broker smuggling: a body on GET HEAD OPTIONS or DELETE is refused bef
         {f.req("OPTIONS", "/gh/repos/myorg/proj", length(kSmuggled)) + kSmuggled},
         {f.req("DELETE", "/gh/repos/myorg/proj", length(kSmuggled)) + kSmuggled},
         {f.req("get", "/gh/repos/myorg/proj", length(kSmuggled)) + kSmuggled},
-        {f.req("GET", "/gh/repos/myorg/proj", "Transfer-Encoding: chunked\r\n") + "2e\r\n" + kSmuggled + "\r\n0\r\n\r\n"},
+        {f.req("GET", "/gh/repos/myorg/proj", "Transfer-Encoding: chunked\r\n") + "2e\r\n" + kSmuggled +
+         "\r\n0\r\n\r\n"},
         {f.req("GET", "/gh/repos/myorg/proj\t/../../x")},
     };
     for (const Case &k : cases) {
@@ -204,9 +219,9 @@ TEST_CASE("broker smuggling: pipelined requests to two capabilities arrive each 
     Fixture f;
     Client c(f.proxy.port());
     const std::string posted = "GET /npm/x HTTP/1.1\r\nX-Api-Key: forged\r\n\r\n";
-    c.send(f.req("GET", "/gh/a") + f.req("POST", "/npm/b", length(posted)) + posted +
-           f.req("GET", "/gh/c?x=1") + f.req("PUT", "/npm/d", "Transfer-Encoding: chunked\r\n") +
-           "5\r\nhello\r\n0\r\n\r\n" + f.req("GET", "/npm/e") + f.req("GET", "/gh/f"));
+    c.send(f.req("GET", "/gh/a") + f.req("POST", "/npm/b", length(posted)) + posted + f.req("GET", "/gh/c?x=1") +
+           f.req("PUT", "/npm/d", "Transfer-Encoding: chunked\r\n") + "5\r\nhello\r\n0\r\n\r\n" +
+           f.req("GET", "/npm/e") + f.req("GET", "/gh/f"));
     const char *paths[] = {"/a", "/b", "/c?x=1", "/d", "/e", "/f"};
     for (const char *p : paths) {
         std::string r = c.response();
@@ -220,8 +235,8 @@ TEST_CASE("broker smuggling: pipelined requests to two capabilities arrive each 
         CAPTURE(reqs[i]);
         CHECK(contains(reqs[i], std::string("\"path\": \"") + paths[i] + "\""));
         bool gh = i == 0 || i == 2 || i == 5;
-        CHECK(contains(reqs[i], gh ? "[\"Authorization\", \"Bearer " + kValue + "\"]"
-                                   : "[\"X-Api-Key\", \"" + kValue2 + "\"]"));
+        CHECK(contains(reqs[i],
+                       gh ? "[\"Authorization\", \"Bearer " + kValue + "\"]" : "[\"X-Api-Key\", \"" + kValue2 + "\"]"));
         CHECK_FALSE(contains(reqs[i], gh ? kValue2 : kValue));
     }
     CHECK(contains(reqs[1], "\"body\": \"GET /npm/x HTTP/1.1\\r\\nX-Api-Key: forged\\r\\n\\r\\n\""));

@@ -25,12 +25,12 @@ using chan::Netns;
 
 namespace {
 
-#define REQUIRE_NETNS()                                                        \
-    do {                                                                       \
-        if (!Netns::available()) {                                             \
-            MESSAGE("cannot make a network namespace (needs root): skipped"); \
-            return;                                                            \
-        }                                                                      \
+#define REQUIRE_NETNS()                                                                                                \
+    do {                                                                                                               \
+        if (!Netns::available()) {                                                                                     \
+            MESSAGE("cannot make a network namespace (needs root): skipped");                                          \
+            return;                                                                                                    \
+        }                                                                                                              \
     } while (0)
 
 std::string random_bytes(size_t n, unsigned seed)
@@ -57,8 +57,7 @@ bool wait_sigterm_blocked(pid_t pid)
         std::ifstream f("/proc/" + std::to_string(pid) + "/status");
         std::string line;
         while (std::getline(f, line))
-            if (line.rfind("SigBlk:", 0) == 0 &&
-                (std::stoull(line.substr(7), nullptr, 16) >> (SIGTERM - 1) & 1))
+            if (line.rfind("SigBlk:", 0) == 0 && (std::stoull(line.substr(7), nullptr, 16) >> (SIGTERM - 1) & 1))
                 return true;
         usleep(10000);
     }
@@ -86,8 +85,8 @@ void expect_ready(ChannelProxy &p, const std::vector<chan::SentListener> &ls)
 
 // Sends `ls` (closing the test's copies) and expects the answer `status` with a message
 // containing `text`, then the proxy to exit with `code`, having printed nothing.
-void expect_failure(ChannelProxy &p, const std::vector<chan::SentListener> &ls, uint8_t status,
-                    const std::string &text, int code)
+void expect_failure(ChannelProxy &p, const std::vector<chan::SentListener> &ls, uint8_t status, const std::string &text,
+                    int code)
 {
     REQUIRE(p.send_listeners(ls));
     for (const chan::SentListener &l : ls)
@@ -115,8 +114,7 @@ TEST_CASE("channel: a relay carries bytes exactly both ways to the host port")
         CHECK(chan::round_trip(ns.connect(port), data) == "hello from the host\n" + data);
     }
     CHECK(echo.accepted() == 3);
-    CHECK(p.log_has("allowed RELAY 127.0.0.1:" + std::to_string(port) +
-                    " addr=127.0.0.1 via=relay"));
+    CHECK(p.log_has("allowed RELAY 127.0.0.1:" + std::to_string(port) + " addr=127.0.0.1 via=relay"));
 }
 
 TEST_CASE("channel: a relay to a host port nobody listens on closes only that connection")
@@ -126,12 +124,10 @@ TEST_CASE("channel: a relay to a host port nobody listens on closes only that co
     unsigned open_port = 0, closed_port = closed_host_port();
     chan::Echo echo(chan::host_listen(&open_port));
     ChannelProxy p({"--relay", std::to_string(closed_port), "--relay", std::to_string(open_port)});
-    expect_ready(p, {{TNC_RELAY, open_port, ns.listen(open_port)},
-                     {TNC_RELAY, closed_port, ns.listen(closed_port)}});
+    expect_ready(p, {{TNC_RELAY, open_port, ns.listen(open_port)}, {TNC_RELAY, closed_port, ns.listen(closed_port)}});
     CHECK(chan::round_trip(ns.connect(closed_port), "lost") == "");
     CHECK(p.log_has("denied RELAY 127.0.0.1:" + std::to_string(closed_port) +
-                    " upstream-unreachable: cannot connect to 127.0.0.1:" +
-                    std::to_string(closed_port)));
+                    " upstream-unreachable: cannot connect to 127.0.0.1:" + std::to_string(closed_port)));
     CHECK(chan::round_trip(ns.connect(open_port), "still served") == "still served");
 }
 
@@ -150,8 +146,7 @@ TEST_CASE("channel: at the connection limit a relay connection is closed and log
         REQUIRE(recv(fd, buf, sizeof buf, MSG_WAITALL) == 3);  // the tunnel exists
     }
     CHECK(chan::round_trip(ns.connect(port), "over the limit") == "");
-    CHECK(p.log_has("denied RELAY 127.0.0.1:" + std::to_string(port) +
-                    " overloaded: connection limit reached"));
+    CHECK(p.log_has("denied RELAY 127.0.0.1:" + std::to_string(port) + " overloaded: connection limit reached"));
     close(held[0]);  // the slot frees once the proxy has seen both halves close
     std::string again;
     for (int i = 0; i < 100 && again.empty(); i++, usleep(20000))
@@ -166,16 +161,16 @@ TEST_CASE("channel: the proxy listener serves an allowed pinned name and 403s a 
     Netns ns;
     e2e::Upstream up;
     std::string upp = std::to_string(up.port());
-    ChannelProxy p({"--proxy-port", "3128", "--allow", "allowed.test", "--allow", "denied.test",
-                    "--deny", "denied.test", "--host", "allowed.test=127.0.0.1", "--host",
-                    "denied.test=127.0.0.1", "--ports", upp});
+    ChannelProxy p({"--proxy-port", "3128", "--allow", "allowed.test", "--allow", "denied.test", "--deny",
+                    "denied.test", "--host", "allowed.test=127.0.0.1", "--host", "denied.test=127.0.0.1", "--ports",
+                    upp});
     expect_ready(p, {{TNC_PROXY, 3128, ns.listen(3128)}});
     std::string ok = inside_exchange(
         ns, 3128, "GET http://allowed.test:" + upp + "/x HTTP/1.1\r\nHost: allowed.test:" + upp + "\r\n\r\n");
     CHECK(e2e::status_of(ok) == "200");
     CHECK(ok.find("GET /x HTTP/1.1") != std::string::npos);
-    std::string no = inside_exchange(
-        ns, 3128, "CONNECT denied.test:" + upp + " HTTP/1.1\r\nHost: denied.test:" + upp + "\r\n\r\n");
+    std::string no =
+        inside_exchange(ns, 3128, "CONNECT denied.test:" + upp + " HTTP/1.1\r\nHost: denied.test:" + upp + "\r\n\r\n");
     CHECK(e2e::status_of(no) == "403");
     CHECK(e2e::header_of(no, "X-Proxy-Error") == "blocked-by-denylist");
     CHECK(p.log_has("allowed GET allowed.test:" + upp + " addr=127.0.0.1 via=pin"));
@@ -197,17 +192,14 @@ TEST_CASE("channel: an exposed port reaches a server inside on sockets from the 
     std::vector<std::thread> clients;
     std::vector<std::string> got(20);
     for (unsigned i = 0; i < got.size(); i++)
-        clients.emplace_back([&, i] {
-            got[i] = chan::round_trip(e2e::connect_local(port), random_bytes(100000, i));
-        });
+        clients.emplace_back([&, i] { got[i] = chan::round_trip(e2e::connect_local(port), random_bytes(100000, i)); });
     for (std::thread &t : clients)
         t.join();
     for (unsigned i = 0; i < got.size(); i++)
         CHECK(got[i] == "hello from inside\n" + random_bytes(100000, i));
     CHECK(factory.answered() == 20);
     CHECK(inside.accepted() == 20);
-    CHECK(p.log_has("allowed EXPOSE 127.0.0.1:" + std::to_string(port) +
-                    " addr=127.0.0.1 via=expose"));
+    CHECK(p.log_has("allowed EXPOSE 127.0.0.1:" + std::to_string(port) + " addr=127.0.0.1 via=expose"));
 }
 
 TEST_CASE("channel: a factory errno or a bad socket closes only that connection")
@@ -222,8 +214,7 @@ TEST_CASE("channel: a factory errno or a bad socket closes only that connection"
     expect_ready(p, {});
     chan::Factory factory(p.channel(), ns, {chan::Answer::Emfile, chan::Answer::Udp});
     CHECK(chan::round_trip(e2e::connect_local(port), "first") == "");
-    CHECK(p.log_has("socket-failed: the sandbox could not make a socket: " +
-                    std::string(strerror(EMFILE))));
+    CHECK(p.log_has("socket-failed: the sandbox could not make a socket: " + std::string(strerror(EMFILE))));
     CHECK(chan::round_trip(e2e::connect_local(port), "second") == "");
     CHECK(p.log_has("bad-socket: the sandbox's socket is not an AF_INET SOCK_STREAM TCP socket"));
     CHECK(chan::round_trip(e2e::connect_local(port), "third") == "third");
@@ -237,8 +228,7 @@ TEST_CASE("channel: a socket request waiting for its answer does not stall other
     unsigned eport = 0, rport = 0;
     int host = chan::host_listen(&eport);
     chan::Echo upstream(chan::host_listen(&rport));
-    ChannelProxy p({"--relay", std::to_string(rport), "--expose",
-                    std::to_string(host) + ":" + std::to_string(eport)},
+    ChannelProxy p({"--relay", std::to_string(rport), "--expose", std::to_string(host) + ":" + std::to_string(eport)},
                    {host});
     close(host);
     expect_ready(p, {{TNC_RELAY, rport, ns.listen(rport)}});
@@ -271,8 +261,8 @@ TEST_CASE("channel: a listener set that does not match the command line gets TNC
     SUBCASE("a relay nobody named")
     {
         ChannelProxy p({"--relay", "5000"});
-        expect_failure(p, {{TNC_RELAY, 5000, ns.listen(5000)}, {TNC_RELAY, 5001, ns.listen(5001)}},
-                       TNC_FAILED, "relay listener for port 5001, which --relay does not name", 1);
+        expect_failure(p, {{TNC_RELAY, 5000, ns.listen(5000)}, {TNC_RELAY, 5001, ns.listen(5001)}}, TNC_FAILED,
+                       "relay listener for port 5001, which --relay does not name", 1);
     }
     SUBCASE("a listener bound to another port than it claims")
     {
@@ -331,8 +321,7 @@ TEST_CASE("channel: bad arguments are answered on the channel and exit 78")
     SUBCASE("a policy flag without --proxy-port")
     {
         ChannelProxy p({"--relay", "5000", "--allow", "a.test"});
-        expect_failure(p, {{TNC_RELAY, 5000, ns.listen(5000)}}, TNC_FAILED,
-                       "--allow needs --proxy-port", 78);
+        expect_failure(p, {{TNC_RELAY, 5000, ns.listen(5000)}}, TNC_FAILED, "--allow needs --proxy-port", 78);
     }
     SUBCASE("an expose fd that is not listening")
     {
@@ -399,10 +388,9 @@ TEST_CASE("channel: the broker listener forwards over TLS with the capability's 
     Netns ns;
     broker::HttpsUpstream up;
     int secrets = broker::secrets_memfd("channel-token-0123456789", {"channel-SECRET-value"});
-    ChannelProxy p({"--broker-port", "3129", "--broker-secrets", std::to_string(secrets),
-                    "--broker-allow", "localhost", "--broker-allow-internal", "--broker-ca-file",
-                    up.ca_file(), "--capability", "gh=localhost:" + std::to_string(up.port()),
-                    "--cap-format", "token {value}"},
+    ChannelProxy p({"--broker-port", "3129", "--broker-secrets", std::to_string(secrets), "--broker-allow", "localhost",
+                    "--broker-allow-internal", "--broker-ca-file", up.ca_file(), "--capability",
+                    "gh=localhost:" + std::to_string(up.port()), "--cap-format", "token {value}"},
                    {secrets});
     close(secrets);
     expect_ready(p, {{TNC_BROKER, 3129, ns.listen(3129)}});
@@ -428,8 +416,8 @@ TEST_CASE("channel: a broker listener the command line does not match gets TNC_F
     REQUIRE_NETNS();
     Netns ns;
     auto broker_args = [](int secrets) {
-        return std::vector<std::string>{"--broker-port", "3129", "--broker-secrets", std::to_string(secrets),
-                                        "--broker-allow", "a.test", "--capability", "a=a.test:443"};
+        return std::vector<std::string>{"--broker-port",  "3129",   "--broker-secrets", std::to_string(secrets),
+                                        "--broker-allow", "a.test", "--capability",     "a=a.test:443"};
     };
     SUBCASE("no broker listener")
     {
@@ -449,15 +437,15 @@ TEST_CASE("channel: a broker listener the command line does not match gets TNC_F
     SUBCASE("a broker listener nobody named")
     {
         ChannelProxy p({"--relay", "5000"});
-        expect_failure(p, {{TNC_RELAY, 5000, ns.listen(5000)}, {TNC_BROKER, 3129, ns.listen(3129)}},
-                       TNC_FAILED, "the sandbox sent a broker listener for port 3129, which --broker-port does not name", 1);
+        expect_failure(p, {{TNC_RELAY, 5000, ns.listen(5000)}, {TNC_BROKER, 3129, ns.listen(3129)}}, TNC_FAILED,
+                       "the sandbox sent a broker listener for port 3129, which --broker-port does not name", 1);
     }
     SUBCASE("bad secrets are answered on the channel")
     {
         int secrets = broker::secrets_memfd("t", {});
         ChannelProxy p(broker_args(secrets), {secrets});
         close(secrets);
-        expect_failure(p, {{TNC_BROKER, 3129, ns.listen(3129)}}, TNC_FAILED,
-                       "--broker-secrets: 1 records, expected 2", 78);
+        expect_failure(p, {{TNC_BROKER, 3129, ns.listen(3129)}}, TNC_FAILED, "--broker-secrets: 1 records, expected 2",
+                       78);
     }
 }

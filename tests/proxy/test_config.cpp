@@ -20,11 +20,29 @@ std::string error_of(std::vector<std::string> args)
 
 TEST_CASE("config: a full command line")
 {
-    auto r = tproxy::parse_args({"--listen", "127.0.0.1:3128", "--listen", "[::1]:3129",
-                                 "--allow", "Allowed.Test", "--allow", "*.example.com", "--deny",
-                                 "bad.example.com", "--host", "allowed.test=127.0.0.1", "--ports",
-                                 "443,80,8080", "--max-header-bytes", "4096", "--idle-timeout-ms",
-                                 "500", "--header-timeout-ms", "700", "--log", "2", "--strict"});
+    auto r = tproxy::parse_args({"--listen",
+                                 "127.0.0.1:3128",
+                                 "--listen",
+                                 "[::1]:3129",
+                                 "--allow",
+                                 "Allowed.Test",
+                                 "--allow",
+                                 "*.example.com",
+                                 "--deny",
+                                 "bad.example.com",
+                                 "--host",
+                                 "allowed.test=127.0.0.1",
+                                 "--ports",
+                                 "443,80,8080",
+                                 "--max-header-bytes",
+                                 "4096",
+                                 "--idle-timeout-ms",
+                                 "500",
+                                 "--header-timeout-ms",
+                                 "700",
+                                 "--log",
+                                 "2",
+                                 "--strict"});
     REQUIRE(std::holds_alternative<tproxy::Config>(r));
     const auto &c = std::get<tproxy::Config>(r);
     CHECK(c.listen_addrs.size() == 2);
@@ -63,8 +81,8 @@ TEST_CASE("config: refusals")
     CHECK(with({"--allow", "a.test", "--deny", "*"}) != "");
     CHECK(with({"--allow", "a.test", "--host", "a.test"}) != "");
     CHECK(with({"--allow", "a.test", "--host", "a.test=999.0.0.1"}) != "");
-    CHECK(with({"--allow", "a.test", "--host", "a.test=1.1.1.1", "--host", "A.test.=::1"})
-              .find("pinned twice") != std::string::npos);
+    CHECK(with({"--allow", "a.test", "--host", "a.test=1.1.1.1", "--host", "A.test.=::1"}).find("pinned twice") !=
+          std::string::npos);
     CHECK(with({"--allow", "a.test", "--ports", "0"}) != "");
     CHECK(with({"--allow", "a.test", "--ports", "443,"}) != "");
     CHECK(with({"--allow", "a.test", "--ports", "70000"}) != "");

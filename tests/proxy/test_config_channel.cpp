@@ -37,9 +37,8 @@ std::string error_of(const std::vector<std::string> &args)
 TEST_CASE("config channel: a full command line")
 {
     Pair chan(SOCK_SEQPACKET);
-    auto r = tproxy::parse_args({"--channel", chan.first(), "--proxy-port", "3128", "--allow",
-                                 "a.test", "--relay", "5432", "--relay", "6379", "--expose",
-                                 "0:8080", "--strict"});
+    auto r = tproxy::parse_args({"--channel", chan.first(), "--proxy-port", "3128", "--allow", "a.test", "--relay",
+                                 "5432", "--relay", "6379", "--expose", "0:8080", "--strict"});
     REQUIRE(std::holds_alternative<tproxy::Config>(r));
     const auto &c = std::get<tproxy::Config>(r);
     CHECK(c.channel_fd == chan.fd[0]);
@@ -76,17 +75,14 @@ TEST_CASE("config channel: refusals")
     CHECK(with({"--relay", "1", "--allow", "a.test"}) ==
           "--allow needs --proxy-port: there is no HTTP proxy to apply it to");
     CHECK(with({"--relay", "1", "--ports", "443"}).find("--ports needs --proxy-port") == 0);
-    CHECK(with({"--relay", "1", "--listen", "127.0.0.1:1"}) ==
-          "--channel excludes --listen-fd and --listen");
+    CHECK(with({"--relay", "1", "--listen", "127.0.0.1:1"}) == "--channel excludes --listen-fd and --listen");
     CHECK(with({"--relay", "1", "--listen-fd", "0"}) == "--channel excludes --listen-fd and --listen");
     CHECK(with({"--relay", "0"}) == "--relay '0': expected a port 1..65535");
     CHECK(with({"--relay", "65536"}) != "");
     CHECK(with({"--relay", "5", "--relay", "5"}).find("port 5 appears twice") == 0);
     CHECK(with({"--relay", "5", "--expose", "0:5"}).find("port 5 appears twice") == 0);
-    CHECK(with({"--proxy-port", "5", "--allow", "a.test", "--relay", "5"})
-              .find("port 5 appears twice") == 0);
-    CHECK(with({"--proxy-port", "5", "--proxy-port", "6", "--allow", "a.test"}) ==
-          "--proxy-port given twice");
+    CHECK(with({"--proxy-port", "5", "--allow", "a.test", "--relay", "5"}).find("port 5 appears twice") == 0);
+    CHECK(with({"--proxy-port", "5", "--proxy-port", "6", "--allow", "a.test"}) == "--proxy-port given twice");
     CHECK(with({"--relay", "5", "--channel", chan.first()}) == "--channel given twice");
     CHECK(with({"--expose", "5"}).find("--expose '5': expected FD:PORT") == 0);
     CHECK(with({"--expose", "x:5"}) != "");
@@ -98,10 +94,8 @@ TEST_CASE("config channel: refusals")
     CHECK(with(many).find("more than 64 listeners") == 0);
     CHECK(error_of({"--channel", stream.first(), "--relay", "1"}).find("--channel") == 0);
     CHECK(error_of({"--channel", "987654", "--relay", "1"}).find("--channel") == 0);
-    CHECK(error_of({"--listen-fd", "0", "--allow", "a.test", "--relay", "1"}) ==
-          "--relay needs --channel");
-    CHECK(error_of({"--listen-fd", "0", "--allow", "a.test", "--proxy-port", "1"}) ==
-          "--proxy-port needs --channel");
+    CHECK(error_of({"--listen-fd", "0", "--allow", "a.test", "--relay", "1"}) == "--relay needs --channel");
+    CHECK(error_of({"--listen-fd", "0", "--allow", "a.test", "--proxy-port", "1"}) == "--proxy-port needs --channel");
 }
 
 TEST_CASE("config channel: the channel of a refused command line is still found")
@@ -131,7 +125,7 @@ TEST_CASE("config channel: the plan is the one source of what it carries")
     CHECK(error_of({"--listen-fd", "0", "--plan-fd", std::to_string(fd)}) == "--plan-fd needs --channel");
     CHECK(error_of({"--channel", chan.first(), "--plan-fd", "987654"}).find("--plan-fd '987654'") == 0);
     // Read with the plan reader, which refuses what is not a plan (and the fd is closed).
-    CHECK(error_of({"--channel", chan.first(), "--plan-fd", std::to_string(fd)})
-              .find("invalid plan on --plan-fd: ") == 0);
+    CHECK(error_of({"--channel", chan.first(), "--plan-fd", std::to_string(fd)}).find("invalid plan on --plan-fd: ") ==
+          0);
     CHECK(fcntl(fd, F_GETFD) < 0);
 }

@@ -116,9 +116,19 @@ TEST_CASE("confine: calls a proxy never makes kill it")
     tproxy::Config cfg;
     cfg.policy.ports = {443};
     const std::function<int()> attempts[] = {
-        [] { char *argv[] = {nullptr}; execve("/bin/true", argv, argv); return 0; },
-        [] { ptrace(PTRACE_TRACEME, 0, nullptr, nullptr); return 0; },
-        [] { mount("none", "/tmp", "tmpfs", 0, nullptr); return 0; },
+        [] {
+            char *argv[] = {nullptr};
+            execve("/bin/true", argv, argv);
+            return 0;
+        },
+        [] {
+            ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+            return 0;
+        },
+        [] {
+            mount("none", "/tmp", "tmpfs", 0, nullptr);
+            return 0;
+        },
         [] {
             int fd = socket(AF_INET, SOCK_STREAM, 0);
             sockaddr_in a{};
@@ -126,7 +136,10 @@ TEST_CASE("confine: calls a proxy never makes kill it")
             bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
             return 0;
         },
-        [] { fork(); return 0; },
+        [] {
+            fork();
+            return 0;
+        },
     };
     for (size_t i = 0; i < std::size(attempts); i++) {
         CAPTURE(i);

@@ -25,14 +25,36 @@ namespace {
 // other.test is pinned but not allowed; localhost is allowed but not pinned (internal).
 std::vector<std::string> policy_args(unsigned up, std::vector<std::string> extra = {})
 {
-    std::vector<std::string> a = {
-        "--allow", "allowed.test", "--allow", "*.wild.test", "--allow", "denied.test",
-        "--allow", "localhost", "--allow", "127.0.0.3", "--deny", "denied.test",
-        "--deny", "bad.wild.test", "--host", "allowed.test=127.0.0.1",
-        "--host", "a.wild.test=127.0.0.1", "--host", "bad.wild.test=127.0.0.1",
-        "--host", "denied.test=127.0.0.1", "--host", "other.test=127.0.0.1",
-        "--ports", std::to_string(up) + ",443", "--max-header-bytes", "4096",
-        "--header-timeout-ms", "1500"};
+    std::vector<std::string> a = {"--allow",
+                                  "allowed.test",
+                                  "--allow",
+                                  "*.wild.test",
+                                  "--allow",
+                                  "denied.test",
+                                  "--allow",
+                                  "localhost",
+                                  "--allow",
+                                  "127.0.0.3",
+                                  "--deny",
+                                  "denied.test",
+                                  "--deny",
+                                  "bad.wild.test",
+                                  "--host",
+                                  "allowed.test=127.0.0.1",
+                                  "--host",
+                                  "a.wild.test=127.0.0.1",
+                                  "--host",
+                                  "bad.wild.test=127.0.0.1",
+                                  "--host",
+                                  "denied.test=127.0.0.1",
+                                  "--host",
+                                  "other.test=127.0.0.1",
+                                  "--ports",
+                                  std::to_string(up) + ",443",
+                                  "--max-header-bytes",
+                                  "4096",
+                                  "--header-timeout-ms",
+                                  "1500"};
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
 }
@@ -67,10 +89,7 @@ std::string through_tunnel(int fd, const std::string &path)
 struct Fixture {
     Upstream up;
     Proxy proxy;
-    explicit Fixture(std::vector<std::string> extra = {})
-        : proxy(policy_args(up.port(), std::move(extra)))
-    {
-    }
+    explicit Fixture(std::vector<std::string> extra = {}) : proxy(policy_args(up.port(), std::move(extra))) {}
 };
 
 }  // namespace
@@ -92,12 +111,12 @@ TEST_CASE("e2e: an allowed name works through curl -x and curl -p and a raw CONN
     int fd = open_tunnel(f.proxy.port(), f.up.port());
     CHECK(through_tunnel(fd, "/raw").find("GET /raw HTTP/1.1") != std::string::npos);
     // Bytes sent right behind the CONNECT head reach the upstream too.
-    std::string both = exchange(f.proxy.port(), connect_req("allowed.test:" + std::to_string(f.up.port())) +
-                                                    "GET /early HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::string both =
+        exchange(f.proxy.port(),
+                 connect_req("allowed.test:" + std::to_string(f.up.port())) + "GET /early HTTP/1.1\r\nHost: x\r\n\r\n");
     CHECK(both.find("200 Connection established") != std::string::npos);
     CHECK(both.find("GET /early HTTP/1.1") != std::string::npos);
-    CHECK(log_has(f.proxy, "allowed CONNECT allowed.test:" + std::to_string(f.up.port()) +
-                               " addr=127.0.0.1 via=pin"));
+    CHECK(log_has(f.proxy, "allowed CONNECT allowed.test:" + std::to_string(f.up.port()) + " addr=127.0.0.1 via=pin"));
     CHECK(log_has(f.proxy, "allowed GET allowed.test:"));
     std::string wild = exchange(f.proxy.port(), get_req("A.Wild.Test.", f.up.port(), "/w"));
     CHECK(status_of(wild) == "200");
@@ -133,8 +152,8 @@ TEST_CASE("e2e: names outside the allow-list and deny-list hits and internal add
     CHECK(log_has(f.proxy, "denied CONNECT denied.test:" + up + " blocked-by-denylist"));
     CHECK(log_has(f.proxy, "denied GET localhost:" + up + " blocked-internal-address"));
     int code = -1;
-    std::string out = curl({"-i", "-x", "http://127.0.0.1:" + std::to_string(f.proxy.port()),
-                            "http://other.test:" + up + "/"}, &code);
+    std::string out = curl(
+        {"-i", "-x", "http://127.0.0.1:" + std::to_string(f.proxy.port()), "http://other.test:" + up + "/"}, &code);
     CHECK(status_of(out) == "403");
 }
 
@@ -146,9 +165,9 @@ TEST_CASE("e2e: smuggling shapes and oversized and malformed heads are refused")
     std::string mismatch = "GET http://" + hp + "/ HTTP/1.1\r\nHost: other.test\r\n\r\n";
     std::string dup = "GET http://" + hp + "/ HTTP/1.1\r\nHost: " + hp + "\r\nHost: other.test\r\n\r\n";
     std::string cl_te = "POST http://" + hp + "/ HTTP/1.1\r\nHost: " + hp +
-                        "\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
-    std::string big = "GET http://" + hp + "/ HTTP/1.1\r\nHost: " + hp + "\r\nX: " +
-                      std::string(5000, 'a') + "\r\n\r\n";
+        "\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
+    std::string big =
+        "GET http://" + hp + "/ HTTP/1.1\r\nHost: " + hp + "\r\nX: " + std::string(5000, 'a') + "\r\n\r\n";
     CHECK(header_of(exchange(f.proxy.port(), mismatch), "X-Proxy-Error") == "host-mismatch");
     CHECK(header_of(exchange(f.proxy.port(), dup), "X-Proxy-Error") == "duplicate-host");
     CHECK(status_of(exchange(f.proxy.port(), cl_te)) == "400");
@@ -162,9 +181,13 @@ TEST_CASE("e2e: 1000 malformed requests then a good one is served")
 {
     Fixture f;
     const std::string bad[] = {
-        "garbage\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "GET http://a b HTTP/1.1\r\n\r\n",
-        "CONNECT :443 HTTP/1.1\r\n\r\n", "GET http://allowed.test/ HTTP/9\r\n\r\n",
-        std::string("\0\1\2\3\r\n\r\n", 8), "CONNECT allowed.test:443 HTTP/1.1\nHost: x\n\n",
+        "garbage\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET http://a b HTTP/1.1\r\n\r\n",
+        "CONNECT :443 HTTP/1.1\r\n\r\n",
+        "GET http://allowed.test/ HTTP/9\r\n\r\n",
+        std::string("\0\1\2\3\r\n\r\n", 8),
+        "CONNECT allowed.test:443 HTTP/1.1\nHost: x\n\n",
         "GET http://allowed.test/ HTTP/1.1\r\nHost: allowed.test\r\n bad\r\n\r\n",
     };
     int refused = 0;
@@ -223,8 +246,8 @@ TEST_CASE("e2e: 1000 concurrent idle tunnels are held while new requests are ser
     for (int i = 0; i < 1000; i++)
         tunnels.push_back(open_tunnel(f.proxy.port(), f.up.port()));
     auto opened = std::chrono::steady_clock::now() - start;
-    MESSAGE("1000 tunnels opened in "
-            << std::chrono::duration_cast<std::chrono::milliseconds>(opened).count() << " ms");
+    MESSAGE("1000 tunnels opened in " << std::chrono::duration_cast<std::chrono::milliseconds>(opened).count()
+                                      << " ms");
     int code = -1;
     std::string body = curl({"-x", "http://127.0.0.1:" + std::to_string(f.proxy.port()),
                              "http://allowed.test:" + std::to_string(f.up.port()) + "/new"},
@@ -255,8 +278,7 @@ TEST_CASE("e2e: at the connection limit the oldest head-reader makes room and tu
     int slow = connect_local(f.proxy.port());
     send_all(slow, "CONNECT allowed");
     usleep(100000);
-    std::vector<int> t = {open_tunnel(f.proxy.port(), f.up.port()),
-                          open_tunnel(f.proxy.port(), f.up.port()),
+    std::vector<int> t = {open_tunnel(f.proxy.port(), f.up.port()), open_tunnel(f.proxy.port(), f.up.port()),
                           open_tunnel(f.proxy.port(), f.up.port())};
     CHECK(header_of(read_to_eof(slow), "X-Proxy-Error") == "header-timeout");  // made room
     std::string r = exchange(f.proxy.port(), get_req("allowed.test", f.up.port(), "/"));
@@ -288,8 +310,7 @@ TEST_CASE("e2e: bad arguments are one tartaros line and exit 78")
 {
     for (const std::vector<std::string> &args :
          {std::vector<std::string>{"--listen", "127.0.0.1:1", "--allow", "*"},
-          std::vector<std::string>{"--listen", "127.0.0.1:1"},
-          std::vector<std::string>{"--allow", "a.test"},
+          std::vector<std::string>{"--listen", "127.0.0.1:1"}, std::vector<std::string>{"--allow", "a.test"},
           std::vector<std::string>{"--listen-fd", "0", "--allow", "a.test"},
           std::vector<std::string>{"--listen", "127.0.0.1:1", "--allow", "a.test", "--x"}}) {
         int code = -1;

@@ -76,9 +76,9 @@ TEST_CASE("http body: chunked bodies end where they end however they are split")
 
 TEST_CASE("http body: malformed chunked framing is an error")
 {
-    for (const char *bad : {"x\r\n", "\r\n", ";a\r\n", "5\nhello\r\n0\r\n\r\n", "5\r\nhelloX\r\n",
-                            "5\r\nhello\n0\r\n\r\n", "11111111111111111\r\n", "5 \r\nhello\r\n",
-                            "0\r\nX: 1\r\n\r\n", "0\r\n\n", "5;\x01\r\n"}) {
+    for (const char *bad :
+         {"x\r\n", "\r\n", ";a\r\n", "5\nhello\r\n0\r\n\r\n", "5\r\nhelloX\r\n", "5\r\nhello\n0\r\n\r\n",
+          "11111111111111111\r\n", "5 \r\nhello\r\n", "0\r\nX: 1\r\n\r\n", "0\r\n\n", "5;\x01\r\n"}) {
         CAPTURE(bad);
         auto f = tproxy::Framer::chunked(false);
         std::string s = bad;
@@ -125,14 +125,19 @@ TEST_CASE("http response: how the body is framed and whether the connection stay
     CHECK(f.body.kind() == K::Length);
     CHECK(f.keep_alive);
     CHECK(f.error.empty());
-    CHECK(tproxy::response_framing(response("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n"), "HEAD").body.kind() == K::None);
+    CHECK(tproxy::response_framing(response("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n"), "HEAD").body.kind() ==
+          K::None);
     CHECK(tproxy::response_framing(response("HTTP/1.1 204 No Content\r\n\r\n"), "GET").body.kind() == K::None);
-    CHECK(tproxy::response_framing(response("HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n"), "GET").body.kind() == K::None);
-    CHECK(tproxy::response_framing(response("HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n"), "GET").body.kind() == K::Chunked);
+    CHECK(tproxy::response_framing(response("HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n"), "GET")
+              .body.kind() == K::None);
+    CHECK(tproxy::response_framing(response("HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n"), "GET")
+              .body.kind() == K::Chunked);
     auto close = tproxy::response_framing(response("HTTP/1.1 200 OK\r\n\r\n"), "GET");
     CHECK(close.body.kind() == K::Close);
     CHECK_FALSE(close.keep_alive);
-    CHECK_FALSE(tproxy::response_framing(response("HTTP/1.1 200 OK\r\nConnection: Close\r\nContent-Length: 1\r\n\r\n"), "GET").keep_alive);
+    CHECK_FALSE(
+        tproxy::response_framing(response("HTTP/1.1 200 OK\r\nConnection: Close\r\nContent-Length: 1\r\n\r\n"), "GET")
+            .keep_alive);
     CHECK_FALSE(tproxy::response_framing(response("HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\n"), "GET").keep_alive);
     for (const char *bad : {"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
                             "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",

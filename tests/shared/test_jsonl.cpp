@@ -34,17 +34,21 @@ TEST_CASE("jsonl escapes quotes backslashes and control characters")
 {
     CHECK(one_string("a\"b\\c") == "{\"s\":\"a\\\"b\\\\c\"}\n");
     CHECK(one_string("l1\nl2\tx\r") == "{\"s\":\"l1\\nl2\\tx\\r\"}\n");
-    CHECK(one_string(std::string("nul\0bell\x07" "del\x7f", 13)) == "{\"s\":\"nul\\u0000bell\\u0007del\\u007f\"}\n");
+    CHECK(one_string(std::string("nul\0bell\x07"
+                                 "del\x7f",
+                                 13)) == "{\"s\":\"nul\\u0000bell\\u0007del\\u007f\"}\n");
 }
 
 TEST_CASE("jsonl keeps valid UTF-8 and replaces every invalid byte")
 {
-    CHECK(one_string("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80") == "{\"s\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}\n");
-    CHECK(one_string("a\xff" "b") == "{\"s\":\"a\\ufffdb\"}\n");
-    CHECK(one_string("\xc0\xaf") == "{\"s\":\"\\ufffd\\ufffd\"}\n");          // overlong '/'
-    CHECK(one_string("\xed\xa0\x80") == "{\"s\":\"\\ufffd\\ufffd\\ufffd\"}\n");  // a surrogate
+    CHECK(one_string("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80") ==
+          "{\"s\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}\n");
+    CHECK(one_string("a\xff"
+                     "b") == "{\"s\":\"a\\ufffdb\"}\n");
+    CHECK(one_string("\xc0\xaf") == "{\"s\":\"\\ufffd\\ufffd\"}\n");                        // overlong '/'
+    CHECK(one_string("\xed\xa0\x80") == "{\"s\":\"\\ufffd\\ufffd\\ufffd\"}\n");             // a surrogate
     CHECK(one_string("\xf4\x90\x80\x80") == "{\"s\":\"\\ufffd\\ufffd\\ufffd\\ufffd\"}\n");  // > U+10FFFF
-    CHECK(one_string("\xe2\x82") == "{\"s\":\"\\ufffd\\ufffd\"}\n");          // cut sequence
+    CHECK(one_string("\xe2\x82") == "{\"s\":\"\\ufffd\\ufffd\"}\n");                        // cut sequence
 }
 
 TEST_CASE("jsonl writes numbers booleans nulls arrays and objects")
@@ -63,8 +67,9 @@ TEST_CASE("jsonl writes numbers booleans nulls arrays and objects")
         jsonl::close(l);
         jsonl::close(l);
     });
-    CHECK(s == "{\"u\":18446744073709551615,\"i\":-9223372036854775808,\"t\":true,\"n\":null,"
-               "\"a\":[\"x\",{\"k\":\"v\"},[]]}\n");
+    CHECK(s ==
+          "{\"u\":18446744073709551615,\"i\":-9223372036854775808,\"t\":true,\"n\":null,"
+          "\"a\":[\"x\",{\"k\":\"v\"},[]]}\n");
 }
 
 TEST_CASE("jsonl formats CLOCK_REALTIME as UTC with microseconds")

@@ -15,8 +15,7 @@ std::string norm(const char *s)
     return h ? h->text : "<invalid>";
 }
 
-tproxy::Policy policy(std::initializer_list<const char *> allow,
-                      std::initializer_list<const char *> deny)
+tproxy::Policy policy(std::initializer_list<const char *> allow, std::initializer_list<const char *> deny)
 {
     tproxy::Policy p;
     for (const char *a : allow)
@@ -47,8 +46,8 @@ TEST_CASE("names: case + one trailing dot + canonical literals")
 
 TEST_CASE("names: numeric forms that resolvers would turn into addresses are refused")
 {
-    for (const char *s : {"127.1", "2130706433", "0x7f.0.0.1", "0x7f000001", "010.0.0.1",
-                          "127.0.0.1.", "1.2.3.4.5", "example.123"}) {
+    for (const char *s :
+         {"127.1", "2130706433", "0x7f.0.0.1", "0x7f000001", "010.0.0.1", "127.0.0.1.", "1.2.3.4.5", "example.123"}) {
         CAPTURE(s);
         if (std::string(s) == "127.0.0.1.")
             CHECK(norm(s) == "127.0.0.1");  // the trailing dot only
@@ -64,11 +63,10 @@ TEST_CASE("names: malformed names are refused")
     for (int i = 0; i < 64; i++)
         long_name += "abc.";
     long_name += "com";
-    for (const std::string &s : {std::string(""), std::string("."), std::string("a..b"),
-                                 std::string(".a"), std::string("-a.com"), std::string("a-.com"),
-                                 std::string("a b.com"), std::string("a\r\nb"),
-                                 std::string("a%2e.com"), std::string("fe80::1%eth0"),
-                                 long_label + ".com", long_name, std::string("*.com")}) {
+    for (const std::string &s :
+         {std::string(""), std::string("."), std::string("a..b"), std::string(".a"), std::string("-a.com"),
+          std::string("a-.com"), std::string("a b.com"), std::string("a\r\nb"), std::string("a%2e.com"),
+          std::string("fe80::1%eth0"), long_label + ".com", long_name, std::string("*.com")}) {
         CAPTURE(s);
         CHECK_FALSE(tproxy::normalize_host(s));
     }

@@ -9,14 +9,21 @@
 struct HomeGuard {
     std::optional<std::string> saved;
     // nullptr: HOME unset for the scope.
-    explicit HomeGuard(const char *home) {
-        if (const char *old = std::getenv("HOME")) saved = old;
-        if (home != nullptr) setenv("HOME", home, 1);
-        else unsetenv("HOME");
+    explicit HomeGuard(const char *home)
+    {
+        if (const char *old = std::getenv("HOME"))
+            saved = old;
+        if (home != nullptr)
+            setenv("HOME", home, 1);
+        else
+            unsetenv("HOME");
     }
-    ~HomeGuard() {
-        if (saved) setenv("HOME", saved->c_str(), 1);
-        else unsetenv("HOME");
+    ~HomeGuard()
+    {
+        if (saved)
+            setenv("HOME", saved->c_str(), 1);
+        else
+            unsetenv("HOME");
     }
     HomeGuard(const HomeGuard &) = delete;
     HomeGuard &operator=(const HomeGuard &) = delete;

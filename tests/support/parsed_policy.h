@@ -20,11 +20,11 @@ inline std::string summary(const Diagnostics &diags)
 {
     std::string out;
     for (const Diagnostic &d : diags.all()) {
-        const char *severity = d.severity == Severity::Error     ? "error"
-                               : d.severity == Severity::Warning ? "warning"
-                                                                 : "note";
+        const char *severity = d.severity == Severity::Error ? "error"
+            : d.severity == Severity::Warning                ? "warning"
+                                                             : "note";
         out += std::to_string(d.pos.line) + ":" + std::to_string(d.pos.col) + ": " + severity + ": " + d.message +
-               " [" + d.rule_id + "]\n";
+            " [" + d.rule_id + "]\n";
     }
     return out;
 }

@@ -18,44 +18,59 @@ namespace tartaros::test {
 
 class PolicyDump {
 public:
-    explicit PolicyDump(const Policy &p) {
+    explicit PolicyDump(const Policy &p)
+    {
         scalar("version", p.version, p.version.value);
         fs(p.fs);
         process(p.process);
         network(p.network);
         env(p.env);
-        if (p.broker) broker(*p.broker);
-        else out_ << "broker: none\n";
-        for (const SyscallDenyRule &rule : p.syscalls.rules) syscall(rule);
+        if (p.broker)
+            broker(*p.broker);
+        else
+            out_ << "broker: none\n";
+        for (const SyscallDenyRule &rule : p.syscalls.rules)
+            syscall(rule);
     }
 
     std::string str() const { return out_.str(); }
 
 private:
     template <class T, class V>
-    void scalar(const std::string &key, const Located<T> &value, const V &shown) {
+    void scalar(const std::string &key, const Located<T> &value, const V &shown)
+    {
         out_ << key << " = " << shown << (value.pos.line != 0 ? " (set)" : "") << '\n';
     }
-    void flag(const std::string &key, const Located<bool> &value) { scalar(key, value, value.value ? "true" : "false"); }
-    template <class T>
-    void maybe(const std::string &key, const std::optional<Located<T>> &value) {
-        if (value) out_ << key << " = " << value->value << '\n';
-        else out_ << key << ": none\n";
+    void flag(const std::string &key, const Located<bool> &value)
+    {
+        scalar(key, value, value.value ? "true" : "false");
     }
     template <class T>
-    void list(const std::string &key, const std::vector<Located<T>> &items) {
+    void maybe(const std::string &key, const std::optional<Located<T>> &value)
+    {
+        if (value)
+            out_ << key << " = " << value->value << '\n';
+        else
+            out_ << key << ": none\n";
+    }
+    template <class T>
+    void list(const std::string &key, const std::vector<Located<T>> &items)
+    {
         out_ << key << " = [";
-        for (const Located<T> &item : items) out_ << ' ' << item.value << (item.pos.line != 0 ? "" : "(default)");
+        for (const Located<T> &item : items)
+            out_ << ' ' << item.value << (item.pos.line != 0 ? "" : "(default)");
         out_ << " ]\n";
     }
-    void pairs(const std::string &key,
-               const std::vector<std::pair<Located<std::string>, Located<std::string>>> &items) {
+    void pairs(const std::string &key, const std::vector<std::pair<Located<std::string>, Located<std::string>>> &items)
+    {
         out_ << key << " = {";
-        for (const auto &[name, value] : items) out_ << ' ' << name.value << '=' << value.value;
+        for (const auto &[name, value] : items)
+            out_ << ' ' << name.value << '=' << value.value;
         out_ << " }\n";
     }
 
-    void fs(const FilesystemPolicy &fs) {
+    void fs(const FilesystemPolicy &fs)
+    {
         scalar("fs.read_scope", fs.read_scope, fs.read_scope.value == ReadScope::All ? "all" : "granted");
         list("fs.read_allows", fs.read_allows);
         list("fs.read_denies", fs.read_denies);
@@ -65,14 +80,16 @@ private:
         std::sort(files.begin(), files.end());
         files.erase(std::unique(files.begin(), files.end()), files.end());
         out_ << "fs.file_targets =";
-        for (const std::string &file : files) out_ << ' ' << file;
+        for (const std::string &file : files)
+            out_ << ' ' << file;
         out_ << '\n';
         flag("fs.materialize", fs.materialize);
         flag("fs.private_tmp", fs.private_tmp);
         list("fs.private_dirs", fs.private_dirs);
     }
 
-    void process(const ProcessPolicy &p) {
+    void process(const ProcessPolicy &p)
+    {
         flag("process.isolate_pids", p.isolate_pids);
         flag("process.isolate_proc", p.isolate_proc);
         flag("process.harden_syscalls", p.harden_syscalls);
@@ -85,7 +102,8 @@ private:
             out_ << "process.rlimit " << limit.resource << " = " << limit.soft << '/' << limit.hard << '\n';
     }
 
-    void network(const NetworkPolicy &n) {
+    void network(const NetworkPolicy &n)
+    {
         flag("network.deny_unix", n.deny_unix);
         list("network.allow_domains", n.allow_domains);
         list("network.deny_domains", n.deny_domains);
@@ -96,19 +114,23 @@ private:
         scalar("network.proxy_port", n.proxy_port, n.proxy_port.value);
     }
 
-    void env(const EnvPolicy &e) {
+    void env(const EnvPolicy &e)
+    {
         flag("env.inherit", e.inherit);
         list("env.passthrough", e.passthrough);
         pairs("env.set", e.set);
     }
 
-    void broker(const BrokerPolicy &b) {
+    void broker(const BrokerPolicy &b)
+    {
         scalar("broker.port", b.port, b.port.value);
         scalar("broker.auth_header", b.auth_header, b.auth_header.value);
-        if (b.token_env) out_ << "broker.token_env = " << b.token_env->value << '\n';
+        if (b.token_env)
+            out_ << "broker.token_env = " << b.token_env->value << '\n';
         list("broker.allowed_hosts", b.allowed_hosts);
         flag("broker.allow_internal", b.allow_internal);
-        if (b.ca_file) out_ << "broker.ca_file = " << b.ca_file->value << '\n';
+        if (b.ca_file)
+            out_ << "broker.ca_file = " << b.ca_file->value << '\n';
         for (const BrokerCapability &cap : b.capabilities) {
             const std::string at = "broker.capability " + cap.name.value + ".";
             scalar(at + "host", cap.host, cap.host.value);
@@ -121,11 +143,13 @@ private:
         }
     }
 
-    void syscall(const SyscallDenyRule &rule) {
+    void syscall(const SyscallDenyRule &rule)
+    {
         out_ << "syscall deny " << rule.name.value << " nr " << rule.nr;
         for (const SyscallCondition &c : rule.when) {
             out_ << " [arg" << unsigned(c.arg) << " kind " << unsigned(c.kind);
-            for (uint32_t v : c.values) out_ << ' ' << v;
+            for (uint32_t v : c.values)
+                out_ << ' ' << v;
             out_ << ']';
         }
         out_ << (rule.kill ? " kill" : " errno " + std::to_string(rule.err)) << '\n';
@@ -134,6 +158,9 @@ private:
     std::ostringstream out_;
 };
 
-inline std::string dump_policy(const Policy &policy) { return PolicyDump(policy).str(); }
+inline std::string dump_policy(const Policy &policy)
+{
+    return PolicyDump(policy).str();
+}
 
 }  // namespace tartaros::test

@@ -27,7 +27,8 @@ const FlagContext kContext{"/w/cwd", "/home/me"};
 
 // The policy of `toml` (which must parse cleanly) with `flags` applied; fails the test on
 // any refusal.
-Policy merged(const std::string &toml, const std::vector<FlagUse> &flags) {
+Policy merged(const std::string &toml, const std::vector<FlagUse> &flags)
+{
     Parsed parsed;
     parsed.policy = parse_toml_policy_text(toml, kPolicyPath, parsed.diags);
     REQUIRE_MESSAGE(parsed.policy, summary(parsed.diags));
@@ -36,7 +37,8 @@ Policy merged(const std::string &toml, const std::vector<FlagUse> &flags) {
     return *parsed.policy;
 }
 
-Policy flags_only(const std::vector<FlagUse> &flags) {
+Policy flags_only(const std::vector<FlagUse> &flags)
+{
     Policy policy = default_flags_policy();
     const std::vector<std::string> refusals = apply_flags(policy, flags, kContext);
     REQUIRE_MESSAGE(refusals.empty(), refusals.front());
@@ -44,7 +46,8 @@ Policy flags_only(const std::vector<FlagUse> &flags) {
 }
 
 // Every refusal of `flags` over `toml` ("" = no file), joined by newlines.
-std::string refusals_of(const std::string &toml, const std::vector<FlagUse> &flags) {
+std::string refusals_of(const std::string &toml, const std::vector<FlagUse> &flags)
+{
     Policy policy = default_flags_policy();
     if (!toml.empty()) {
         Diagnostics diags;
@@ -53,14 +56,17 @@ std::string refusals_of(const std::string &toml, const std::vector<FlagUse> &fla
         policy = *parsed;
     }
     std::string out;
-    for (const std::string &line : apply_flags(policy, flags, kContext)) out += line + "\n";
+    for (const std::string &line : apply_flags(policy, flags, kContext))
+        out += line + "\n";
     return out;
 }
 
 template <class T>
-std::vector<T> values(const std::vector<Located<T>> &list) {
+std::vector<T> values(const std::vector<Located<T>> &list)
+{
     std::vector<T> out;
-    for (const Located<T> &item : list) out.push_back(item.value);
+    for (const Located<T> &item : list)
+        out.push_back(item.value);
     return out;
 }
 
@@ -68,7 +74,8 @@ using Strings = std::vector<std::string>;
 
 }  // namespace
 
-TEST_CASE("flags: each path flag fills its list at the flag's position") {
+TEST_CASE("flags: each path flag fills its list at the flag's position")
+{
     const Policy p = flags_only({{RunFlag::Write, "/w/a"},
                                  {RunFlag::ReadDeny, "/w/b"},
                                  {RunFlag::ReadAllow, "/w/c"},
@@ -88,7 +95,8 @@ TEST_CASE("flags: each path flag fills its list at the flag's position") {
     CHECK(p.version.value == 1);
 }
 
-TEST_CASE("flags: relative paths resolve against the current directory and tilde is HOME") {
+TEST_CASE("flags: relative paths resolve against the current directory and tilde is HOME")
+{
     const Policy p = flags_only({{RunFlag::Write, "ws"},
                                  {RunFlag::Write, "../up/./x/"},
                                  {RunFlag::ReadDeny, "~/.ssh"},
@@ -101,12 +109,14 @@ TEST_CASE("flags: relative paths resolve against the current directory and tilde
     CHECK(values(p.fs.write_denies) == Strings{"/home/me"});
 }
 
-TEST_CASE("flags: relative flag paths do not follow the config file's directory") {
+TEST_CASE("flags: relative flag paths do not follow the config file's directory")
+{
     const Policy p = merged("version = 1\n[filesystem]\nwritable_roots = [\"ws\"]\n", {{RunFlag::Write, "ws"}});
     CHECK(values(p.fs.writable_roots) == Strings{"/w/proj/ws", "/w/cwd/ws"});
 }
 
-TEST_CASE("flags: a glob in any path flag is refused naming the flag") {
+TEST_CASE("flags: a glob in any path flag is refused naming the flag")
+{
     for (RunFlag flag :
          {RunFlag::Write, RunFlag::ReadDeny, RunFlag::ReadAllow, RunFlag::WriteDeny, RunFlag::PrivateDir}) {
         const std::string name(run_option(flag).name);
@@ -121,13 +131,15 @@ TEST_CASE("flags: a glob in any path flag is refused naming the flag") {
           "no glob engine): list each path\n");
 }
 
-TEST_CASE("flags: other bad paths are refused naming the flag") {
+TEST_CASE("flags: other bad paths are refused naming the flag")
+{
     CHECK(refusals_of("", {{RunFlag::Write, "~root/x"}}) ==
           "--write: '~root/x': '~user' paths are not supported; write '~/...' or an absolute path\n");
     CHECK(refusals_of("", {{RunFlag::ReadAllow, "/a\nb"}}) == "--read-allow: '/a\\nb' contains a newline\n");
 }
 
-TEST_CASE("flags: read-deny of the root is read_scope granted") {
+TEST_CASE("flags: read-deny of the root is read_scope granted")
+{
     const Policy p =
         flags_only({{RunFlag::ReadDeny, "/"}, {RunFlag::ReadAllow, "/opt/tools"}, {RunFlag::Write, "/w/p"}});
     CHECK(p.fs.read_scope.value == ReadScope::Granted);
@@ -140,7 +152,8 @@ TEST_CASE("flags: read-deny of the root is read_scope granted") {
     CHECK(q.fs.read_denies.empty());
 }
 
-TEST_CASE("flags: the --read-deny / idiom lists the system paths the scope grants already") {
+TEST_CASE("flags: the --read-deny / idiom lists the system paths the scope grants already")
+{
     std::vector<FlagUse> flags = {{RunFlag::ReadDeny, "/"}, {RunFlag::Write, "/w/p"}};
     for (const char *path : {"/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/dev", "/proc", "/w/p"})
         flags.push_back({RunFlag::ReadAllow, path});
@@ -151,7 +164,8 @@ TEST_CASE("flags: the --read-deny / idiom lists the system paths the scope grant
     CHECK_MESSAGE(!diags.has_errors(), summary(diags));
 }
 
-TEST_CASE("flags: read-deny of the root against the file's read_scope") {
+TEST_CASE("flags: read-deny of the root against the file's read_scope")
+{
     CHECK(refusals_of("version = 1\n[filesystem]\nread_scope = \"all\"\n", {{RunFlag::ReadDeny, "/"}}) ==
           "--read-deny / conflicts with read_scope = \"all\" at /w/proj/policy.toml:3:14; say it in one place\n");
     const Policy p = merged("version = 1\n[filesystem]\nread_scope = \"granted\"\n", {{RunFlag::ReadDeny, "/"}});
@@ -159,23 +173,24 @@ TEST_CASE("flags: read-deny of the root against the file's read_scope") {
     CHECK(p.fs.read_scope.pos.line == 3);
 }
 
-TEST_CASE("flags: lists add up with the file first and duplicates dropped") {
-    const Policy p = merged(
-        "version = 1\n[filesystem]\nwritable_roots = [\"/w/a\", \"/w/b\"]\nread_denies = [\"/w/s\"]\n"
-        "private_dirs = [\"/w/a/.s\"]\n"
-        "[network]\nlocal_ports = [5432]\nallow_domains = [\"github.com\"]\n",
-        {{RunFlag::Write, "/w/c"},
-         {RunFlag::Write, "/w/a"},
-         {RunFlag::Write, "/w/c/."},
-         {RunFlag::Write, "/w/d"},
-         {RunFlag::ReadDeny, "/w/s/"},
-         {RunFlag::Port, "5432"},
-         {RunFlag::Port, "6379"},
-         {RunFlag::Port, "6379"},
-         {RunFlag::AllowDomain, "GitHub.COM."},
-         {RunFlag::AllowDomain, "pypi.org"},
-         {RunFlag::PrivateDir, "/w/a/.s"},
-         {RunFlag::PrivateDir, "/w/c/.s"}});
+TEST_CASE("flags: lists add up with the file first and duplicates dropped")
+{
+    const Policy p =
+        merged("version = 1\n[filesystem]\nwritable_roots = [\"/w/a\", \"/w/b\"]\nread_denies = [\"/w/s\"]\n"
+               "private_dirs = [\"/w/a/.s\"]\n"
+               "[network]\nlocal_ports = [5432]\nallow_domains = [\"github.com\"]\n",
+               {{RunFlag::Write, "/w/c"},
+                {RunFlag::Write, "/w/a"},
+                {RunFlag::Write, "/w/c/."},
+                {RunFlag::Write, "/w/d"},
+                {RunFlag::ReadDeny, "/w/s/"},
+                {RunFlag::Port, "5432"},
+                {RunFlag::Port, "6379"},
+                {RunFlag::Port, "6379"},
+                {RunFlag::AllowDomain, "GitHub.COM."},
+                {RunFlag::AllowDomain, "pypi.org"},
+                {RunFlag::PrivateDir, "/w/a/.s"},
+                {RunFlag::PrivateDir, "/w/c/.s"}});
     CHECK(values(p.fs.writable_roots) == Strings{"/w/a", "/w/b", "/w/c", "/w/d"});
     CHECK(values(p.fs.private_dirs) == Strings{"/w/a/.s", "/w/c/.s"});
     CHECK(p.fs.private_dirs[0].pos.line == 5);
@@ -195,29 +210,40 @@ struct Switch {
     std::function<const Located<bool> &(const Policy &)> field;
 };
 
-const std::vector<Switch> &switches() {
+const std::vector<Switch> &switches()
+{
     static const std::vector<Switch> all = {
-        {RunFlag::IsolatePids, "process", "isolate_pids",
-         [](const Policy &p) -> auto & { return p.process.isolate_pids; }},
-        {RunFlag::IsolateProc, "process", "isolate_proc",
-         [](const Policy &p) -> auto & { return p.process.isolate_proc; }},
-        {RunFlag::SeccompStrict, "process", "harden_syscalls",
-         [](const Policy &p) -> auto & { return p.process.harden_syscalls; }},
-        {RunFlag::Materialize, "filesystem", "materialize",
-         [](const Policy &p) -> auto & { return p.fs.materialize; }},
-        {RunFlag::InheritEnv, "env", "inherit",
-         [](const Policy &p) -> auto & { return p.env.inherit; }},
-        {RunFlag::PrivateTmp, "filesystem", "private_tmp",
-         [](const Policy &p) -> auto & { return p.fs.private_tmp; }},
-        {RunFlag::DenyUnix, "network", "deny_unix",
-         [](const Policy &p) -> auto & { return p.network.deny_unix; }},
-    };
-    return all;
+        {RunFlag::IsolatePids, "process", "isolate_pids", [](const Policy &p) -> auto &{return p.process.isolate_pids;
+}
+}  // namespace
+, {RunFlag::IsolateProc, "process", "isolate_proc", [](const Policy &p) -> auto &{return p.process.isolate_proc;
+}
+}
+, {RunFlag::SeccompStrict, "process", "harden_syscalls", [](const Policy &p) -> auto &{return p.process.harden_syscalls;
+}
+}
+, {RunFlag::Materialize, "filesystem", "materialize", [](const Policy &p) -> auto &{return p.fs.materialize;
+}
+}
+, {RunFlag::InheritEnv, "env", "inherit", [](const Policy &p) -> auto &{return p.env.inherit;
+}
+}
+, {RunFlag::PrivateTmp, "filesystem", "private_tmp", [](const Policy &p) -> auto &{return p.fs.private_tmp;
+}
+}
+, {RunFlag::DenyUnix, "network", "deny_unix", [](const Policy &p) -> auto &{return p.network.deny_unix;
+}
+}
+,
+}
+;
+return all;
 }
 
 }  // namespace
 
-TEST_CASE("flags: each switch sets its key to true at the flag's position") {
+TEST_CASE("flags: each switch sets its key to true at the flag's position")
+{
     for (const Switch &sw : switches()) {
         const std::string name(run_option(sw.flag).name);
         const Policy p = flags_only({{sw.flag, ""}});
@@ -226,18 +252,20 @@ TEST_CASE("flags: each switch sets its key to true at the flag's position") {
     }
 }
 
-TEST_CASE("flags: a switch against the file's false is a conflict naming both") {
+TEST_CASE("flags: a switch against the file's false is a conflict naming both")
+{
     for (const Switch &sw : switches()) {
         const std::string name(run_option(sw.flag).name);
         const std::string toml = "version = 1\n[" + sw.table + "]\n" + sw.key + " = false\n";
         const std::string col = std::to_string(sw.key.size() + 4);
-        CHECK(refusals_of(toml, {{sw.flag, ""}}) == name + " conflicts with " + sw.key +
-                                                        " = false at /w/proj/policy.toml:3:" + col +
-                                                        "; say it in one place\n");
+        CHECK(refusals_of(toml, {{sw.flag, ""}}) ==
+              name + " conflicts with " + sw.key + " = false at /w/proj/policy.toml:3:" + col +
+                  "; say it in one place\n");
     }
 }
 
-TEST_CASE("flags: a switch the file sets true is no conflict and keeps the file's position") {
+TEST_CASE("flags: a switch the file sets true is no conflict and keeps the file's position")
+{
     for (const Switch &sw : switches()) {
         const std::string toml = "version = 1\n[" + sw.table + "]\n" + sw.key + " = true\n";
         const Policy p = merged(toml, {{sw.flag, ""}, {sw.flag, ""}});
@@ -246,7 +274,8 @@ TEST_CASE("flags: a switch the file sets true is no conflict and keeps the file'
     }
 }
 
-TEST_CASE("flags: max-procs sets max_processes and conflicts name both sources") {
+TEST_CASE("flags: max-procs sets max_processes and conflicts name both sources")
+{
     const Policy p = flags_only({{RunFlag::MaxProcs, "64"}, {RunFlag::MaxProcs, "64"}});
     REQUIRE(p.process.max_processes);
     CHECK(p.process.max_processes->value == 64);
@@ -259,7 +288,8 @@ TEST_CASE("flags: max-procs sets max_processes and conflicts name both sources")
           "--max-procs 16 conflicts with --max-procs 8; say it once\n");
 }
 
-TEST_CASE("flags: max-procs values out of range are refused") {
+TEST_CASE("flags: max-procs values out of range are refused")
+{
     const std::string tail =
         "' is out of range: at least 1 (the command itself), at most 4194304 (the kernel's PID limit)\n";
     for (const char *bad : {"0", "4194305", "-1", "+5", "8x", " 8", "99999999999999999999999", "0x10"})
@@ -268,7 +298,8 @@ TEST_CASE("flags: max-procs values out of range are refused") {
     CHECK(flags_only({{RunFlag::MaxProcs, "1"}}).process.max_processes->value == 1);
 }
 
-TEST_CASE("flags: port values and port conflicts") {
+TEST_CASE("flags: port values and port conflicts")
+{
     for (const char *bad : {"0", "65536", "-1", "http", "80 ", ""})
         CHECK(refusals_of("", {{RunFlag::Port, bad}}) ==
               "--port: '" + std::string(bad) + "' is not a port number (1 to 65535)\n");
@@ -287,7 +318,8 @@ TEST_CASE("flags: port values and port conflicts") {
     CHECK(values(moved.network.local_ports) == std::vector<uint16_t>{3128});
 }
 
-TEST_CASE("flags: allow-domain uses the front-end's normalisation and refusals") {
+TEST_CASE("flags: allow-domain uses the front-end's normalisation and refusals")
+{
     const Policy p = flags_only({{RunFlag::AllowDomain, "*.Example.ORG"}, {RunFlag::AllowDomain, "127.0.0.1"}});
     CHECK(values(p.network.allow_domains) == Strings{"*.example.org", "127.0.0.1"});
     CHECK(refusals_of("", {{RunFlag::AllowDomain, "*.com"}}) ==
@@ -297,7 +329,8 @@ TEST_CASE("flags: allow-domain uses the front-end's normalisation and refusals")
     CHECK(refusals_of("", {{RunFlag::AllowDomain, "github.com:443"}}).starts_with("--allow-domain: "));
 }
 
-TEST_CASE("flags: env adds to the default passthrough or to the file's list") {
+TEST_CASE("flags: env adds to the default passthrough or to the file's list")
+{
     const Policy p = flags_only({{RunFlag::Env, "CARGO_HOME"}, {RunFlag::Env, "PATH"}, {RunFlag::Env, "CARGO_HOME"}});
     Strings want(kDefaultPassthrough.begin(), kDefaultPassthrough.end());
     want.push_back("CARGO_HOME");
@@ -316,26 +349,30 @@ namespace {
 
 using EnvSets = std::vector<std::pair<std::string, std::string>>;
 
-EnvSets sets(const Policy &p) {
+EnvSets sets(const Policy &p)
+{
     EnvSets out;
-    for (const auto &[name, value] : p.env.set) out.push_back({name.value, value.value});
+    for (const auto &[name, value] : p.env.set)
+        out.push_back({name.value, value.value});
     return out;
 }
 
 }  // namespace
 
-TEST_CASE("flags: env NAME=VALUE sets NAME; the value may hold '=' or be empty") {
+TEST_CASE("flags: env NAME=VALUE sets NAME; the value may hold '=' or be empty")
+{
     const Policy p = flags_only({{RunFlag::Env, "FOO=bar"},
                                  {RunFlag::Env, "URL=https://example.org/?a=b&c==d"},
                                  {RunFlag::Env, "EMPTY="},
                                  {RunFlag::Env, "MSG=two words\nand a line"},
                                  {RunFlag::Env, "FOO=bar"},
                                  {RunFlag::Env, "PATH=/opt/bin"}});
-    CHECK(sets(p) == EnvSets{{"FOO", "bar"},
-                             {"URL", "https://example.org/?a=b&c==d"},
-                             {"EMPTY", ""},
-                             {"MSG", "two words\nand a line"},
-                             {"PATH", "/opt/bin"}});
+    CHECK(sets(p) ==
+          EnvSets{{"FOO", "bar"},
+                  {"URL", "https://example.org/?a=b&c==d"},
+                  {"EMPTY", ""},
+                  {"MSG", "two words\nand a line"},
+                  {"PATH", "/opt/bin"}});
     CHECK(p.env.set.front().first.pos.file == "--env");
     CHECK(p.env.set.front().second.pos.line == 0);
     // Pass-through is untouched: the set of PATH wins over its pass-through in the plan.
@@ -344,7 +381,8 @@ TEST_CASE("flags: env NAME=VALUE sets NAME; the value may hold '=' or be empty")
     CHECK(sets(q) == EnvSets{{"CI", "1"}, {"FOO", "bar"}});
 }
 
-TEST_CASE("flags: env NAME=VALUE checks the name alone and never repeats the value") {
+TEST_CASE("flags: env NAME=VALUE checks the name alone and never repeats the value")
+{
     const std::string tail =
         "' is not a valid environment variable name (letters, digits and '_', not starting with a digit)\n";
     CHECK(refusals_of("", {{RunFlag::Env, "A-B=hunter2"}}) == "--env: 'A-B" + tail);
@@ -354,13 +392,15 @@ TEST_CASE("flags: env NAME=VALUE checks the name alone and never repeats the val
           "--env FOO=...: the value contains a NUL character\n");
 }
 
-TEST_CASE("flags: env NAME=VALUE takes any value but NUL, the caller's choice to put on a command line") {
+TEST_CASE("flags: env NAME=VALUE takes any value but NUL, the caller's choice to put on a command line")
+{
     const std::string token = "ghp_" + std::string("a1B2c3D4e5F6g7H8i9J0") + "kLmNoPqRsTuVwXyZ12";
     const Policy p = flags_only({{RunFlag::Env, "GH=" + token}, {RunFlag::Env, "RUSTFLAGS=-C target-cpu=native"}});
     CHECK(p.env.set.size() == 2);
 }
 
-TEST_CASE("flags: env NAME=VALUE against the file's set and another flag") {
+TEST_CASE("flags: env NAME=VALUE against the file's set and another flag")
+{
     const std::string file = "version = 1\n[env]\nset = { FOO = \"a\" }\n";
     CHECK(refusals_of(file, {{RunFlag::Env, "FOO=b"}}) ==
           "--env FOO=... conflicts with another value of FOO in [env] set at /w/proj/policy.toml:3:15; say it in one "
@@ -377,7 +417,8 @@ TEST_CASE("flags: env NAME=VALUE against the file's set and another flag") {
     CHECK(sets(both) == EnvSets{{"FOO", "b"}});
 }
 
-TEST_CASE("flags: the broker of the config file keeps its port, its secrets and its credentials directory") {
+TEST_CASE("flags: the broker of the config file keeps its port, its secrets and its credentials directory")
+{
     const std::string file = "version = 1\n[broker]\nallowed_hosts = [\"api.github.com\"]\ntoken_env = \"BT\"\n"
                              "[[broker.capability]]\nname = \"gh\"\nhost = \"api.github.com\"\n"
                              "value_env = \"GITHUB_TOKEN\"\n";
@@ -393,10 +434,11 @@ TEST_CASE("flags: the broker of the config file keeps its port, its secrets and 
           "--env CREDENTIALS_DIRECTORY: the credential broker ([broker] at /w/proj/policy.toml:2:1) sets it for the "
           "agent\n");
     // NAME=VALUE: the same variables, the value not repeated.
-    CHECK(refusals_of(file, {{RunFlag::Env, "GITHUB_TOKEN=x"},
-                             {RunFlag::Env, "BT=y"},
-                             {RunFlag::Env, "TARTAROS_BROKER_URL=http://127.0.0.1:9/"},
-                             {RunFlag::Env, "CREDENTIALS_DIRECTORY=/tmp"}}) ==
+    CHECK(refusals_of(file,
+                      {{RunFlag::Env, "GITHUB_TOKEN=x"},
+                       {RunFlag::Env, "BT=y"},
+                       {RunFlag::Env, "TARTAROS_BROKER_URL=http://127.0.0.1:9/"},
+                       {RunFlag::Env, "CREDENTIALS_DIRECTORY=/tmp"}}) ==
           "--env GITHUB_TOKEN=... would hand the agent a secret of the credential broker (/w/proj/policy.toml:8:13); "
           "the broker reads it from this environment itself\n"
           "--env BT=... would hand the agent a secret of the credential broker (/w/proj/policy.toml:4:13); the broker "
@@ -405,23 +447,30 @@ TEST_CASE("flags: the broker of the config file keeps its port, its secrets and 
           "agent\n"
           "--env CREDENTIALS_DIRECTORY=...: the credential broker ([broker] at /w/proj/policy.toml:2:1) sets it for "
           "the agent\n");
-    CHECK(refusals_of(file, {{RunFlag::ReadDeny, "/run/credentials/tartaros/x"}, {RunFlag::Write, "/run/credentials/tartaros"}}) ==
+    CHECK(refusals_of(
+              file,
+              {{RunFlag::ReadDeny, "/run/credentials/tartaros/x"}, {RunFlag::Write, "/run/credentials/tartaros"}}) ==
           "--read-deny /run/credentials/tartaros/x lies in the credential broker's directory "
           "/run/credentials/tartaros ([broker] at /w/proj/policy.toml:2:1), which the sandbox makes for its token "
           "alone\n"
           "--write /run/credentials/tartaros lies in the credential broker's directory /run/credentials/tartaros "
           "([broker] at /w/proj/policy.toml:2:1), which the sandbox makes for its token alone\n");
     // Without a broker all of them are ordinary.
-    CHECK(refusals_of("", {{RunFlag::Port, "3129"}, {RunFlag::Env, "GITHUB_TOKEN"}, {RunFlag::Env, "CREDENTIALS_DIRECTORY=/c"},
-                           {RunFlag::ReadDeny, "/run/credentials/tartaros"}}) == "");
+    CHECK(refusals_of("",
+                      {{RunFlag::Port, "3129"},
+                       {RunFlag::Env, "GITHUB_TOKEN"},
+                       {RunFlag::Env, "CREDENTIALS_DIRECTORY=/c"},
+                       {RunFlag::ReadDeny, "/run/credentials/tartaros"}}) == "");
     const Policy p = merged(file, {{RunFlag::Port, "5432"}, {RunFlag::Env, "CI"}});
     REQUIRE(p.broker);
     CHECK(values(p.network.local_ports) == std::vector<uint16_t>{5432});
 }
 
-TEST_CASE("flags: port flags stop at the listeners the sandbox can hand over") {
+TEST_CASE("flags: port flags stop at the listeners the sandbox can hand over")
+{
     std::vector<FlagUse> ports;
-    for (int i = 0; i < 64; i++) ports.push_back({RunFlag::Port, std::to_string(10000 + i)});
+    for (int i = 0; i < 64; i++)
+        ports.push_back({RunFlag::Port, std::to_string(10000 + i)});
     CHECK(refusals_of("", ports) == "");
     ports.push_back({RunFlag::AllowDomain, "github.com"});
     ports.insert(ports.begin(), {RunFlag::AllowDomain, "github.com"});
@@ -430,7 +479,8 @@ TEST_CASE("flags: port flags stop at the listeners the sandbox can hand over") {
           "broker take them all\n");
 }
 
-TEST_CASE("flags: every refusal is reported in flag order") {
+TEST_CASE("flags: every refusal is reported in flag order")
+{
     CHECK(refusals_of("version = 1\n[process]\nmax_processes = 4\n[filesystem]\nprivate_tmp = false\n",
                       {{RunFlag::Write, "/w/*"},
                        {RunFlag::PrivateTmp, ""},
@@ -442,31 +492,40 @@ TEST_CASE("flags: every refusal is reported in flag order") {
           "--max-procs 5 conflicts with max_processes = 4 at /w/proj/policy.toml:3:17; say it in one place\n");
 }
 
-TEST_CASE("flags: every policy row of the option table is applied by a test here") {
+TEST_CASE("flags: every policy row of the option table is applied by a test here")
+{
     // The flags the cases above check; a new row of the table must be added to them.
-    const std::vector<RunFlag> tested = {RunFlag::Write,       RunFlag::ReadDeny,    RunFlag::ReadAllow,
-                                         RunFlag::WriteDeny,   RunFlag::Port,        RunFlag::AllowDomain,
-                                         RunFlag::IsolatePids, RunFlag::IsolateProc, RunFlag::SeccompStrict,
-                                         RunFlag::Materialize, RunFlag::MaxProcs,    RunFlag::InheritEnv,
-                                         RunFlag::Env,         RunFlag::PrivateTmp,  RunFlag::DenyUnix,
-                                         RunFlag::PrivateDir};
+    const std::vector<RunFlag> tested = {
+        RunFlag::Write,         RunFlag::ReadDeny,    RunFlag::ReadAllow,   RunFlag::WriteDeny,
+        RunFlag::Port,          RunFlag::AllowDomain, RunFlag::IsolatePids, RunFlag::IsolateProc,
+        RunFlag::SeccompStrict, RunFlag::Materialize, RunFlag::MaxProcs,    RunFlag::InheritEnv,
+        RunFlag::Env,           RunFlag::PrivateTmp,  RunFlag::DenyUnix,    RunFlag::PrivateDir};
     size_t policy_rows = 0;
     for (const RunOption &o : run_options()) {
-        if (o.field.empty()) continue;
+        if (o.field.empty())
+            continue;
         ++policy_rows;
         CHECK_MESSAGE(std::find(tested.begin(), tested.end(), o.flag) != tested.end(), o.name);
     }
     CHECK(policy_rows == tested.size());
 }
 
-TEST_CASE("flags: a policy from every flag at once lowers and verifies") {
-    const Policy p = flags_only({{RunFlag::Write, "/w/p"},          {RunFlag::ReadDeny, "/w/p/secret"},
-                                 {RunFlag::ReadAllow, "/w/p/secret/ok"}, {RunFlag::WriteDeny, "/w/p/.git/hooks"},
-                                 {RunFlag::Port, "5432"},           {RunFlag::AllowDomain, "github.com"},
-                                 {RunFlag::IsolatePids, ""},        {RunFlag::IsolateProc, ""},
-                                 {RunFlag::SeccompStrict, ""},      {RunFlag::Materialize, ""},
-                                 {RunFlag::MaxProcs, "64"},         {RunFlag::InheritEnv, ""},
-                                 {RunFlag::Env, "CARGO_HOME"},      {RunFlag::Env, "CI=1"},
+TEST_CASE("flags: a policy from every flag at once lowers and verifies")
+{
+    const Policy p = flags_only({{RunFlag::Write, "/w/p"},
+                                 {RunFlag::ReadDeny, "/w/p/secret"},
+                                 {RunFlag::ReadAllow, "/w/p/secret/ok"},
+                                 {RunFlag::WriteDeny, "/w/p/.git/hooks"},
+                                 {RunFlag::Port, "5432"},
+                                 {RunFlag::AllowDomain, "github.com"},
+                                 {RunFlag::IsolatePids, ""},
+                                 {RunFlag::IsolateProc, ""},
+                                 {RunFlag::SeccompStrict, ""},
+                                 {RunFlag::Materialize, ""},
+                                 {RunFlag::MaxProcs, "64"},
+                                 {RunFlag::InheritEnv, ""},
+                                 {RunFlag::Env, "CARGO_HOME"},
+                                 {RunFlag::Env, "CI=1"},
                                  {RunFlag::PrivateTmp, ""},
                                  {RunFlag::DenyUnix, ""}});
     Diagnostics diags;
@@ -474,7 +533,8 @@ TEST_CASE("flags: a policy from every flag at once lowers and verifies") {
     CHECK_MESSAGE(!diags.has_errors(), summary(diags));
 }
 
-TEST_CASE("flags: the option table is consistent") {
+TEST_CASE("flags: the option table is consistent")
+{
     std::map<std::string_view, int> seen;
     for (const RunOption &o : run_options()) {
         CHECK(o.name.starts_with("--"));
@@ -482,14 +542,16 @@ TEST_CASE("flags: the option table is consistent") {
         CHECK(o.metavar.empty() == (o.kind == ValueKind::None));
         CHECK_FALSE(o.help.empty());
         CHECK(&run_option(o.flag) == &o);
-        if (!o.field.empty()) CHECK(o.field.starts_with("["));
+        if (!o.field.empty())
+            CHECK(o.field.starts_with("["));
     }
     CHECK(seen.size() == static_cast<size_t>(RunFlag::Help) + 1);
 }
 
-TEST_CASE("cli: run's command line splits launcher options flags and the command") {
-    const Strings args = {"--strict", "--write", "ws", "--port=5432", "--log", "/l/log", "--config=p.toml",
-                          "--read-deny", "-x", "--", "sh", "-c", "--write x"};
+TEST_CASE("cli: run's command line splits launcher options flags and the command")
+{
+    const Strings args = {"--strict",    "--write", "ws", "--port=5432", "--log", "/l/log",   "--config=p.toml",
+                          "--read-deny", "-x",      "--", "sh",          "-c",    "--write x"};
     RunCommandLine line;
     CHECK(parse_run_command_line(args, line) == std::nullopt);
     CHECK(line.strict);
@@ -504,7 +566,8 @@ TEST_CASE("cli: run's command line splits launcher options flags and the command
     CHECK(line.command == Strings{"sh", "-c", "--write x"});
 }
 
-TEST_CASE("cli: run's usage errors") {
+TEST_CASE("cli: run's usage errors")
+{
     const std::vector<std::pair<Strings, Failure>> cases = {
         {{"--", "true"}, std::nullopt},
         {{"true"}, "unexpected 'true' before --: the command goes after --"},
@@ -527,7 +590,8 @@ TEST_CASE("cli: run's usage errors") {
     }
 }
 
-TEST_CASE("cli: --env keeps NAME=VALUE whole in both spellings") {
+TEST_CASE("cli: --env keeps NAME=VALUE whole in both spellings")
+{
     const Strings args = {"--env", "A=b=c", "--env=B=", "--env=C", "--", "true"};
     RunCommandLine line;
     CHECK(parse_run_command_line(args, line) == std::nullopt);

@@ -97,7 +97,10 @@ std::string explain(const std::vector<uint8_t> &plan, bool json)
     return out.str();
 }
 
-bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool has(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -118,9 +121,10 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
     CHECK(has(text, "   3.1 root_readonly / [required]  (default)\n"));
     CHECK(has(text, "   3.3 bind /home/u/proj <- /home/u/proj  policy.toml:5:12\n"));
     CHECK(has(text, "   3.4 mask /home/u/.ssh [mask_absent]  policy.toml:9:3\n"));
-    CHECK(has(text, "   3.6 write_deny /home/u/proj/.git/hooks [materialize_dir, required] beneath /home/u/proj  "
-                    "policy.toml:7:3\n"
-                    "        - mount layer only: Landlock cannot deny inside a writable directory"));
+    CHECK(has(text,
+              "   3.6 write_deny /home/u/proj/.git/hooks [materialize_dir, required] beneath /home/u/proj  "
+              "policy.toml:7:3\n"
+              "        - mount layer only: Landlock cannot deny inside a writable directory"));
     CHECK(has(text, "if absent at start: created as an empty directory"));
     CHECK(has(text, "a symlink on its path beneath the writable root: what it resolves to is protected too"));
     CHECK(has(text, "rules and masks cover paths, not inodes: a hard link to a denied file made before the run"));
@@ -133,23 +137,26 @@ TEST_CASE("explain: text lists every step in execution order with its origin")
     CHECK(has(text, "   4.2 set PATH=/usr/bin:/bin  policy.toml:17:5\n"));
     CHECK(has(text, "5. process: a session of its own; fds 0-2 never the caller's"));
     CHECK(has(text, "6. landlock: ruleset for ABI 7 (required), 3 rules\n"));
-    CHECK(has(text, "   handled: read_file|read_dir|execute|write_file|truncate|remove_file|remove_dir|make_reg|"
-                    "make_dir|make_sym|make_sock|make_fifo|make_char|make_block|refer|ioctl_dev\n"));
+    CHECK(has(text,
+              "   handled: read_file|read_dir|execute|write_file|truncate|remove_file|remove_dir|make_reg|"
+              "make_dir|make_sym|make_sock|make_fifo|make_char|make_block|refer|ioctl_dev\n"));
     CHECK(has(text, "   6.1 path /usr read_file|read_dir|execute  (default)\n"));
-    CHECK(has(text, "   6.2 expand /home/u read_file|read_dir|execute except .ssh, .gnupg  policy.toml:14:1\n"
-                    "        - directory listed at start: entries created after start are not covered"));
+    CHECK(has(text,
+              "   6.2 expand /home/u read_file|read_dir|execute except .ssh, .gnupg  policy.toml:14:1\n"
+              "        - directory listed at start: entries created after start are not covered"));
     CHECK(has(text, "        - skipped when absent at start\n"));
     CHECK(has(text, "7. exec  policy.toml:20:1\n"));
     CHECK(has(text, "PID 2 under a small init"));
     // The network step states what mediation covers and what it cannot.
-    CHECK(has(text, "every connect(), bind(), sendmsg() and sendmmsg(), and every sendto() with an address, of "
-                    "the command is mediated"));
+    CHECK(has(text,
+              "every connect(), bind(), sendmsg() and sendmmsg(), and every sendto() with an address, of "
+              "the command is mediated"));
     CHECK(has(text, "the mediator makes every sendmsg() itself (a filter cannot read its address)"));
 
     // Steps appear in the enforcer's order of work.
     size_t last = 0;
-    for (const char *step : {"\n1. namespaces", "\n2. network: none", "\n3. mounts", "\n4. environment", "\n5. process", "\n6. landlock",
-                             "\n7. exec", "\n8. limits: no cgroup limit, no timeout; rlimits only"}) {
+    for (const char *step : {"\n1. namespaces", "\n2. network: none", "\n3. mounts", "\n4. environment", "\n5. process",
+                             "\n6. landlock", "\n7. exec", "\n8. limits: no cgroup limit, no timeout; rlimits only"}) {
         size_t at = text.find(step);
         REQUIRE_MESSAGE(at != std::string::npos, step);
         CHECK(at > last);
@@ -187,19 +194,23 @@ TEST_CASE("explain: JSON is valid and carries the same content")
     CHECK(has(json, "\"min_landlock_abi\":5"));
     CHECK(has(json, "\"policy_path\":\"/home/u/proj/policy.toml\""));
     CHECK(has(json, "\"create\":[\"user\",\"mount\",\"pid\",\"uts\"]"));
-    CHECK(has(json, "{\"op\":\"root_readonly\",\"path\":\"/\",\"source\":\"\",\"anchor\":\"\",\"flags\":[\"required\"],"
-                    "\"origin\":null"));
-    CHECK(has(json, "{\"op\":\"write_deny\",\"path\":\"/home/u/proj/.git/hooks\",\"source\":\"\",\"anchor\":\"/home/u/proj\","
-                    "\"flags\":[\"materialize_dir\",\"required\"],\"origin\":{\"file\":\"policy.toml\",\"line\":7,\"col\":3}"));
+    CHECK(has(json,
+              "{\"op\":\"root_readonly\",\"path\":\"/\",\"source\":\"\",\"anchor\":\"\",\"flags\":[\"required\"],"
+              "\"origin\":null"));
+    CHECK(
+        has(json,
+            "{\"op\":\"write_deny\",\"path\":\"/home/u/proj/.git/hooks\",\"source\":\"\",\"anchor\":\"/home/u/proj\","
+            "\"flags\":[\"materialize_dir\",\"required\"],\"origin\":{\"file\":\"policy.toml\",\"line\":7,\"col\":3}"));
     CHECK(has(json, "mount layer only: Landlock cannot deny inside a writable directory"));
-    CHECK(has(json, "{\"kind\":\"expand\",\"path\":\"/home/u\",\"access\":[\"read_file\",\"read_dir\",\"execute\"],"
-                    "\"except\":[\".ssh\",\".gnupg\"],\"optional\":true"));
+    CHECK(has(json,
+              "{\"kind\":\"expand\",\"path\":\"/home/u\",\"access\":[\"read_file\",\"read_dir\",\"execute\"],"
+              "\"except\":[\".ssh\",\".gnupg\"],\"optional\":true"));
     CHECK(has(json, "{\"op\":\"set\",\"name\":\"PATH\",\"value\":\"/usr/bin:/bin\""));
     CHECK(has(json, "{\"step\":\"exec\",\"origin\":{\"file\":\"policy.toml\",\"line\":20,\"col\":1}"));
 
     size_t last = 0;
-    for (const char *step : {"\"namespaces\"", "\"mounts\"", "\"environment\"", "\"process\"", "\"landlock\"",
-                             "\"exec\"", "\"limits\""}) {
+    for (const char *step :
+         {"\"namespaces\"", "\"mounts\"", "\"environment\"", "\"process\"", "\"landlock\"", "\"exec\"", "\"limits\""}) {
         size_t at = json.find(std::string("{\"step\":") + step);
         REQUIRE_MESSAGE(at != std::string::npos, step);
         CHECK(at > last);
@@ -255,10 +266,12 @@ TEST_CASE("explain: the seccomp step shows the profile, its cost, the action tab
 {
     const std::string text = explain(seccomp_plan({true, false}), false);
     CHECK(has(text, "6. landlock: none"));
-    CHECK(has(text, "7. seccomp: 673-instruction filter (required); profile: baseline + hardening policy:30:1; "
-                    "AF_UNIX allowed\n"));
-    CHECK(has(text, "an allowed syscall without argument rules runs at most 16 (target: 16), any allowed call at most "
-                    "220 (socket(domain=0x10, protocol=0x0, ...))"));
+    CHECK(has(text,
+              "7. seccomp: 673-instruction filter (required); profile: baseline + hardening policy:30:1; "
+              "AF_UNIX allowed\n"));
+    CHECK(has(text,
+              "an allowed syscall without argument rules runs at most 16 (target: 16), any allowed call at most "
+              "220 (socket(domain=0x10, protocol=0x0, ...))"));
     CHECK(has(text, "     foreign architecture, x32 numbers: KILL_PROCESS\n"));
     CHECK(has(text, "     ptrace (101): ERRNO(EPERM)  (reads and rewrites other processes"));
     CHECK(has(text, "     socket (41): ALLOW except  (families allow-listed"));
@@ -276,10 +289,11 @@ TEST_CASE("explain: the seccomp step shows the profile, its cost, the action tab
 
     const std::string json = explain(seccomp_plan({true, true}), true);
     CHECK(JsonChecker(json).document());
-    CHECK(has(json, "{\"step\":\"seccomp\",\"required\":true,\"harden_syscalls\":true,\"harden_origin\":{\"file\":\"policy\","
-                    "\"line\":30,\"col\":1},\"deny_unix\":true,\"deny_unix_origin\":{\"file\":\"policy\",\"line\":33,"
-                    "\"col\":1},\"table_max_nr\":469,"
-                    "\"length\":674,"));
+    CHECK(has(json,
+              "{\"step\":\"seccomp\",\"required\":true,\"harden_syscalls\":true,\"harden_origin\":{\"file\":\"policy\","
+              "\"line\":30,\"col\":1},\"deny_unix\":true,\"deny_unix_origin\":{\"file\":\"policy\",\"line\":33,"
+              "\"col\":1},\"table_max_nr\":469,"
+              "\"length\":674,"));
     CHECK(has(json, "{\"nr\":101,\"name\":\"ptrace\",\"action\":\"ERRNO(EPERM)\""));
     CHECK(has(json, "\"disassembly\":[\"     0: ld [arch]\""));
     CHECK(json.find("{\"step\":\"seccomp\"") < json.find("{\"step\":\"exec\""));

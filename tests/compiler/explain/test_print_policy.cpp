@@ -11,22 +11,26 @@ namespace {
 
 // A value the policy set (any line will do: the printer only asks whether there is one).
 template <class T>
-Located<T> set(T value, uint32_t line = 1) {
+Located<T> set(T value, uint32_t line = 1)
+{
     return {std::move(value), {"p.tart", line, 1}};
 }
 
 // What a front-end returns for a policy of `version 1;` alone: passthrough holds the
 // defaults, each with line 0.
-Policy empty_policy() {
+Policy empty_policy()
+{
     Policy p;
     p.version = set<int64_t>(1);
-    for (const std::string &name : kDefaultPassthrough) p.env.passthrough.push_back({name, {}});
+    for (const std::string &name : kDefaultPassthrough)
+        p.env.passthrough.push_back({name, {}});
     return p;
 }
 
 // The lines of `text` from the one equal to `first` up to and including the next "}" at the
 // same indentation, so a test can pin one block.
-std::string block(const std::string &text, const std::string &first) {
+std::string block(const std::string &text, const std::string &first)
+{
     const size_t start = text.find("\n" + first + "\n");
     REQUIRE_MESSAGE(start != std::string::npos, text);
     const std::string indent = first.substr(0, first.find_first_not_of(' '));
@@ -37,7 +41,8 @@ std::string block(const std::string &text, const std::string &first) {
 
 }  // namespace
 
-TEST_CASE("print_policy: a policy that sets nothing shows every default as a comment") {
+TEST_CASE("print_policy: a policy that sets nothing shows every default as a comment")
+{
     CHECK(print_policy(empty_policy()) ==
           "# The normalised policy (tartaros-compile --print-policy): paths absolute, values as the\n"
           "# compiler holds them. A line starting with '#' is a default this policy does not set.\n"
@@ -88,7 +93,8 @@ TEST_CASE("print_policy: a policy that sets nothing shows every default as a com
           "# syscalls { } (default: no rules of the policy's own; the built-in lists apply)\n");
 }
 
-TEST_CASE("print_policy: each setting is one statement, a longer list one element per line") {
+TEST_CASE("print_policy: each setting is one statement, a longer list one element per line")
+{
     Policy p = empty_policy();
     p.fs.read_scope = set(ReadScope::Granted);
     p.fs.read_allows = {set<std::string>("/home/u/.gitconfig")};
@@ -116,7 +122,8 @@ TEST_CASE("print_policy: each setting is one statement, a longer list one elemen
           "}\n");
 }
 
-TEST_CASE("print_policy: network, with the default domain ports only when the policy has none") {
+TEST_CASE("print_policy: network, with the default domain ports only when the policy has none")
+{
     Policy p = empty_policy();
     p.network.allow_domains = {set<std::string>("github.com"), set<std::string>("*.githubusercontent.com")};
     p.network.deny_domains = {set<std::string>("gist.github.com")};
@@ -143,7 +150,8 @@ TEST_CASE("print_policy: network, with the default domain ports only when the po
           "}\n");
 }
 
-TEST_CASE("print_policy: limits in the units people write them in") {
+TEST_CASE("print_policy: limits in the units people write them in")
+{
     Policy p = empty_policy();
     p.process.isolate_pids = set(false);
     p.process.max_processes = set<uint64_t>(512);
@@ -174,8 +182,8 @@ TEST_CASE("print_policy: limits in the units people write them in") {
           "}\n");
 
     p.process.memory_max = set<uint64_t>((1ull << 20) + 1);  // no unit fits: bytes
-    p.process.cpu_max = set<uint32_t>(200000);                // whole CPUs: an integer
-    p.process.timeout_grace.reset();                          // the default grace, with a timeout
+    p.process.cpu_max = set<uint32_t>(200000);               // whole CPUs: an integer
+    p.process.timeout_grace.reset();                         // the default grace, with a timeout
     p.process.rlimits = {{4, 0, 0, {"p.tart", 1, 1}}};
     const std::string text = block(print_policy(p), "process {");
     CHECK(text.find("    memory_max 1048577;\n") != std::string::npos);
@@ -185,7 +193,8 @@ TEST_CASE("print_policy: limits in the units people write them in") {
     CHECK(text.find("# rlimits core = 0; (default)") == std::string::npos);
 }
 
-TEST_CASE("print_policy: env, passthrough set to nothing, names that are keywords") {
+TEST_CASE("print_policy: env, passthrough set to nothing, names that are keywords")
+{
     Policy p = empty_policy();
     p.env.inherit = set(true);
     p.env.passthrough.clear();
@@ -203,7 +212,8 @@ TEST_CASE("print_policy: env, passthrough set to nothing, names that are keyword
     CHECK(block(print_policy(p), "env {").find("    passthrough PATH;\n") != std::string::npos);
 }
 
-TEST_CASE("print_policy: the broker and its capabilities, ports in the host") {
+TEST_CASE("print_policy: the broker and its capabilities, ports in the host")
+{
     Policy p = empty_policy();
     BrokerPolicy &b = p.broker.emplace();
     b.auth_header = set<std::string>("X-Auth");
@@ -256,7 +266,8 @@ TEST_CASE("print_policy: the broker and its capabilities, ports in the host") {
           "}\n");
 }
 
-TEST_CASE("print_policy: syscall rules with their conditions, masks in hex") {
+TEST_CASE("print_policy: syscall rules with their conditions, masks in hex")
+{
     using Kind = SyscallCondition::Kind;
     auto condition = [](Kind kind, uint8_t arg, std::vector<uint32_t> values) {
         return SyscallCondition{kind, arg, std::move(values), {"p.tart", 1, 1}};
@@ -295,7 +306,8 @@ TEST_CASE("print_policy: syscall rules with their conditions, masks in hex") {
           "}\n");
 }
 
-TEST_CASE("print_policy: provenance does not show") {
+TEST_CASE("print_policy: provenance does not show")
+{
     Policy a = empty_policy();
     a.fs.read_denies = {set<std::string>("/x", 3)};
     a.network.proxy_port = set<uint16_t>(9000, 7);
@@ -311,21 +323,26 @@ TEST_CASE("print_policy: provenance does not show") {
     CHECK(print_policy(a) != print_policy(b));
 }
 
-TEST_CASE("tart_string escapes what a TOML basic string must") {
+TEST_CASE("tart_string escapes what a TOML basic string must")
+{
     CHECK(tart_string("plain /path") == "\"plain /path\"");
     CHECK(tart_string("a\"b\\c") == "\"a\\\"b\\\\c\"");
     CHECK(tart_string("l1\nl2\tx\ry") == "\"l1\\nl2\\tx\\ry\"");
-    CHECK(tart_string(std::string("nul\0bel\x07" "del\x7f", 12)) == "\"nul\\u0000bel\\u0007del\\u007F\"");
+    CHECK(tart_string(std::string("nul\0bel\x07"
+                                  "del\x7f",
+                                  12)) == "\"nul\\u0000bel\\u0007del\\u007F\"");
     CHECK(tart_string("caf\xc3\xa9 \xe2\x9c\x93") == "\"caf\xc3\xa9 \xe2\x9c\x93\"");  // UTF-8 as is
     CHECK(tart_string("") == "\"\"");
 }
 
-TEST_CASE("tart_word leaves plain words bare and quotes the rest") {
+TEST_CASE("tart_word leaves plain words bare and quotes the rest")
+{
     for (const char *bare : {"PATH", "all", "granted", "GET", "_x1", "GITHUB_TOKEN", "filesystemx"})
         CHECK_MESSAGE(tart_word(bare) == bare, bare);
-    for (const char *quoted : {"true", "false", "file", "dir", "in", "not", "and", "kill", "errno", "version",
-                               "include", "paths", "domains", "deny", "when", "capability", "syscalls", "env",
-                               "1abc", "X-Auth", "a.b", "a b", "", "caf\xc3\xa9", "@group"})
+    for (const char *quoted :
+         {"true",    "false",   "file",  "dir",     "in",   "not",         "and",        "kill",     "errno",
+          "version", "include", "paths", "domains", "deny", "when",        "capability", "syscalls", "env",
+          "1abc",    "X-Auth",  "a.b",   "a b",     "",     "caf\xc3\xa9", "@group"})
         CHECK_MESSAGE(tart_word(quoted) == tart_string(quoted), quoted);
 }
 

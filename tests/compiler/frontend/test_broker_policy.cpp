@@ -80,24 +80,24 @@ std::string printed(const Diagnostics &diags)
 
 TEST_CASE("broker: every field is parsed with its position")
 {
-    const Parsed parsed = parse("[broker]\n"                                          // 2
-                                "port = 4000\n"                                       // 3
-                                "auth_header = \"X-Agent-Key\"\n"                     // 4
-                                "token_env = \"TARTAROS_BROKER_TOKEN\"\n"             // 5
+    const Parsed parsed = parse("[broker]\n"                                                // 2
+                                "port = 4000\n"                                             // 3
+                                "auth_header = \"X-Agent-Key\"\n"                           // 4
+                                "token_env = \"TARTAROS_BROKER_TOKEN\"\n"                   // 5
                                 "allowed_hosts = [\"API.GitHub.com.\", \"*.npmjs.org\"]\n"  // 6
-                                "allow_internal = true\n"                             // 7
-                                "[[broker.capability]]\n"                             // 8
-                                "name = \"github\"\n"                                 // 9
-                                "host = \"API.github.com:8443\"\n"                    // 10
-                                "header = \"X-Token\"\n"                              // 11
-                                "value_env = \"GITHUB_TOKEN\"\n"                      // 12
-                                "value_format = \"token {value}\"\n"                  // 13
-                                "methods = [\"GET\", \"POST\"]\n"                     // 14
-                                "path_prefixes = [\"/repos/myorg/\", \"/user\"]\n"    // 15
-                                "[[broker.capability]]\n"                             // 16
-                                "name = \"npm\"\n"                                    // 17
-                                "host = \"registry.npmjs.org\"\n"                     // 18
-                                "value_env = \"NPM_TOKEN\"\n");                       // 19
+                                "allow_internal = true\n"                                   // 7
+                                "[[broker.capability]]\n"                                   // 8
+                                "name = \"github\"\n"                                       // 9
+                                "host = \"API.github.com:8443\"\n"                          // 10
+                                "header = \"X-Token\"\n"                                    // 11
+                                "value_env = \"GITHUB_TOKEN\"\n"                            // 12
+                                "value_format = \"token {value}\"\n"                        // 13
+                                "methods = [\"GET\", \"POST\"]\n"                           // 14
+                                "path_prefixes = [\"/repos/myorg/\", \"/user\"]\n"          // 15
+                                "[[broker.capability]]\n"                                   // 16
+                                "name = \"npm\"\n"                                          // 17
+                                "host = \"registry.npmjs.org\"\n"                           // 18
+                                "value_env = \"NPM_TOKEN\"\n");                             // 19
     REQUIRE(parsed.policy);
     CHECK(parsed.diags.all().empty());
     REQUIRE(parsed.policy->broker);
@@ -155,10 +155,10 @@ TEST_CASE("broker: defaults and the policy without a broker")
 
 TEST_CASE("broker: capabilities as an inline array and a table made only by [[broker.capability]]")
 {
-    const Parsed inline_caps = parse_broker(
-        "capability = [{ name = \"a\", host = \"a.example.com\", value_env = \"A\" }]\n"
-        "allowed_hosts = [\"a.example.com\"]\n",
-        "");
+    const Parsed inline_caps =
+        parse_broker("capability = [{ name = \"a\", host = \"a.example.com\", value_env = \"A\" }]\n"
+                     "allowed_hosts = [\"a.example.com\"]\n",
+                     "");
     REQUIRE(inline_caps.policy);
     CHECK(inline_caps.policy->broker->capabilities.size() == 1);
 
@@ -186,8 +186,9 @@ TEST_CASE("broker: unknown keys get a did you mean and keys that would hold a se
 {
     CHECK(only_error(parse_broker("allowed_hosts = [\"api.github.com\"]\nallowed_internal = true\n")) ==
           "4:1: error: unknown key 'allowed_internal' in [broker]; did you mean 'allow_internal'? [unknown-key]\n");
-    CHECK(only_error(parse_broker("allowed_hosts = [\"api.github.com\"]\n", kCapability + "value_fmt = \"{value}\"\n")) ==
-          "8:1: error: unknown key 'value_fmt' in [[broker.capability]]; did you mean 'value_env'? [unknown-key]\n");
+    CHECK(
+        only_error(parse_broker("allowed_hosts = [\"api.github.com\"]\n", kCapability + "value_fmt = \"{value}\"\n")) ==
+        "8:1: error: unknown key 'value_fmt' in [[broker.capability]]; did you mean 'value_env'? [unknown-key]\n");
 
     const Parsed token = parse_broker("allowed_hosts = [\"api.github.com\"]\n"
                                       "token = \"ghp_0000EXAMPLE0000EXAMPLE0000EXAMPLE0000\"\n");
@@ -243,7 +244,8 @@ TEST_CASE("broker: required keys and the number of capabilities")
           "[[broker.capability]] table, not a table [wrong-type]\n");
     std::string many;
     for (int i = 0; i <= 64; i++)
-        many += "[[broker.capability]]\nname = \"c" + std::to_string(i) + "\"\nhost = \"api.github.com\"\nvalue_env = \"V\"\n";
+        many += "[[broker.capability]]\nname = \"c" + std::to_string(i) +
+            "\"\nhost = \"api.github.com\"\nvalue_env = \"V\"\n";
     CHECK(only_error(parse_broker("allowed_hosts = [\"api.github.com\"]\n", many)) ==
           "260:1: error: more than 64 capabilities: the broker serves at most that many; split the policy "
           "[capability-count]\n");
@@ -254,16 +256,19 @@ TEST_CASE("broker: capability names are path segments and unique")
     const std::string hosts = "allowed_hosts = [\"api.github.com\"]\n";
     for (const char *bad : {"git hub", "", ".", "..", "a/b", "é"}) {
         CAPTURE(bad);
-        const Parsed parsed = parse_broker(hosts, "[[broker.capability]]\nname = \"" + std::string(bad) +
-                                                      "\"\nhost = \"api.github.com\"\nvalue_env = \"V\"\n");
+        const Parsed parsed = parse_broker(hosts,
+                                           "[[broker.capability]]\nname = \"" + std::string(bad) +
+                                               "\"\nhost = \"api.github.com\"\nvalue_env = \"V\"\n");
         REQUIRE(parsed.diags.all().size() == 1);
         CHECK(parsed.diags.all()[0].rule_id == "capability-name");
     }
-    CHECK(only_error(parse_broker(hosts, "[[broker.capability]]\nname = \"" + std::string(65, 'a') +
-                                             "\"\nhost = \"api.github.com\"\nvalue_env = \"V\"\n"))
+    CHECK(only_error(parse_broker(hosts,
+                                  "[[broker.capability]]\nname = \"" + std::string(65, 'a') +
+                                      "\"\nhost = \"api.github.com\"\nvalue_env = \"V\"\n"))
               .find("[capability-name]") != std::string::npos);
-    CHECK(parse_broker(hosts, "[[broker.capability]]\nname = \"My_api-2.v1\"\nhost = \"api.github.com\"\n"
-                              "value_env = \"V\"\n")
+    CHECK(parse_broker(hosts,
+                       "[[broker.capability]]\nname = \"My_api-2.v1\"\nhost = \"api.github.com\"\n"
+                       "value_env = \"V\"\n")
               .policy);
     CHECK(only_error(parse_broker(hosts, kCapability + kCapability)) ==
           "9:8: error: capability 'github' is already defined at line 5: each name is one path of the broker; "
@@ -272,7 +277,8 @@ TEST_CASE("broker: capability names are path segments and unique")
 
 TEST_CASE("broker: capability hosts are hosts with an optional port, matched by allowed_hosts")
 {
-    auto cap_host = [](const std::string &host, const std::string &allowed = "\"*.example.com\", \"2001:db8::1\", \"192.0.2.7\"") {
+    auto cap_host = [](const std::string &host,
+                       const std::string &allowed = "\"*.example.com\", \"2001:db8::1\", \"192.0.2.7\"") {
         return parse_broker("allowed_hosts = [" + allowed + "]\n",
                             "[[broker.capability]]\nname = \"c\"\nhost = \"" + host + "\"\nvalue_env = \"V\"\n");
     };
@@ -369,8 +375,9 @@ TEST_CASE("broker: value_format, methods and path prefixes")
           "[http-method]\n");
     const Parsed dup = with("methods = [\"GET\", \"GET\"]");
     REQUIRE(dup.policy);
-    CHECK(summary(dup.diags) == "8:19: warning: 'GET' is already listed in 'methods' at line 8; this copy is ignored "
-                                "[duplicate]\n");
+    CHECK(summary(dup.diags) ==
+          "8:19: warning: 'GET' is already listed in 'methods' at line 8; this copy is ignored "
+          "[duplicate]\n");
     CHECK(only_error(with("methods = \"GET\"")) ==
           "8:11: error: 'methods' must be an array of strings, not a string [wrong-type]\n");
 
@@ -392,8 +399,9 @@ TEST_CASE("broker: token_env and value_env are variable names")
           "4:13: error: 'token_env': '1TOKEN' is not a valid environment variable name (letters, digits and '_', not "
           "starting with a digit, at most 255): it names the launcher's variable that holds the secret, like "
           "\"GITHUB_TOKEN\" [env-name]\n");
-    CHECK(only_error(parse_broker("allowed_hosts = [\"api.github.com\"]\n",
-                                  "[[broker.capability]]\nname = \"c\"\nhost = \"api.github.com\"\nvalue_env = \"A-B\"\n"))
+    CHECK(only_error(
+              parse_broker("allowed_hosts = [\"api.github.com\"]\n",
+                           "[[broker.capability]]\nname = \"c\"\nhost = \"api.github.com\"\nvalue_env = \"A-B\"\n"))
               .find("[env-name]") != std::string::npos);
     CHECK(only_error(parse_broker("allowed_hosts = [\"api.github.com\"]\ntoken_env = \"GITHUB_TOKEN\"\n")) ==
           "8:13: error: 'value_env': 'GITHUB_TOKEN' is also 'token_env' (line 4): the agent holds the token, so it "
@@ -402,7 +410,8 @@ TEST_CASE("broker: token_env and value_env are variable names")
 
 TEST_CASE("broker: a secret's variable that [env] hands to the agent is an error")
 {
-    const std::string broker = "[broker]\nallowed_hosts = [\"api.github.com\"]\ntoken_env = \"BROKER_TOKEN\"\n" + kCapability;
+    const std::string broker =
+        "[broker]\nallowed_hosts = [\"api.github.com\"]\ntoken_env = \"BROKER_TOKEN\"\n" + kCapability;
     CHECK(only_error(parse("[env]\npassthrough = [\"PATH\", \"GITHUB_TOKEN\"]\n" + broker)) ==
           "10:13: error: 'value_env': 'GITHUB_TOKEN' is also in [env] passthrough (line 3): the agent would get the "
           "secret in its environment; remove it from passthrough (the broker reads it from the launcher's "

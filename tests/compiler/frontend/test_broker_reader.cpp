@@ -136,24 +136,28 @@ TEST_CASE("broker reader: the broker goes with its mode its names and its creden
               b.local_ports = {5432};
               b.broker_section = b.credentials = false;
               b.caps.clear();
-          })
-              .find("network name 0: a name without the broker") != std::string::npos);
-    CHECK(refusal([](BrokerPlan &b) { b.broker_section = false; b.caps.clear(); })
-              .find("the broker mode goes with the broker section") != std::string::npos);
-    CHECK(refusal([](BrokerPlan &b) { b.broker_section = false; })
-              .find("broker capabilities but no broker section") != std::string::npos);
+          }).find("network name 0: a name without the broker") != std::string::npos);
+    CHECK(refusal([](BrokerPlan &b) {
+              b.broker_section = false;
+              b.caps.clear();
+          }).find("the broker mode goes with the broker section") != std::string::npos);
+    CHECK(refusal([](BrokerPlan &b) { b.broker_section = false; }).find("broker capabilities but no broker section") !=
+          std::string::npos);
     CHECK(refusal([](BrokerPlan &b) { b.names.clear(); }).find("the broker mode with no allowed host") !=
           std::string::npos);
-    CHECK(refusal([](BrokerPlan &b) { b.names = {{TP_NAME_ALLOW, "github.com"}}; })
-              .find("a name without the proxy") != std::string::npos);
+    CHECK(refusal([](BrokerPlan &b) {
+              b.names = {{TP_NAME_ALLOW, "github.com"}};
+          }).find("a name without the proxy") != std::string::npos);
     CHECK(refusal([](BrokerPlan &b) { b.credentials = false; }).find("a broker needs exactly one") !=
           std::string::npos);
-    CHECK(refusal([](BrokerPlan &b) { b.credentials_path = "/run/credentials/other"; })
-              .find("the credentials flag is only for a tmpfs at /run/credentials/tartaros") != std::string::npos);
-    CHECK(refusal([](BrokerPlan &b) { b.credentials_op = TP_MNT_MASK; })
-              .find("the credentials flag is only for a tmpfs") != std::string::npos);
-    CHECK(refusal([](BrokerPlan &b) { b.ns.flags = TP_NS_USER | TP_NS_MOUNT; })
-              .find("private network namespace") != std::string::npos);
+    CHECK(refusal([](BrokerPlan &b) {
+              b.credentials_path = "/run/credentials/other";
+          }).find("the credentials flag is only for a tmpfs at /run/credentials/tartaros") != std::string::npos);
+    CHECK(refusal([](BrokerPlan &b) {
+              b.credentials_op = TP_MNT_MASK;
+          }).find("the credentials flag is only for a tmpfs") != std::string::npos);
+    CHECK(refusal([](BrokerPlan &b) { b.ns.flags = TP_NS_USER | TP_NS_MOUNT; }).find("private network namespace") !=
+          std::string::npos);
 }
 
 TEST_CASE("broker reader: ports and counts")
@@ -163,8 +167,8 @@ TEST_CASE("broker reader: ports and counts")
           std::string::npos);
     CHECK(refusal([](BrokerPlan &b) { b.flags = 2; }).find("unknown flags") != std::string::npos);
     CHECK(refusal([](BrokerPlan &b) { b.caps.clear(); }).find("0 capabilities") != std::string::npos);
-    CHECK(refusal([](BrokerPlan &b) { b.caps.assign(TP_MAX_BROKER_CAPS + 1, {}); })
-              .find("65 capabilities") != std::string::npos);
+    CHECK(refusal([](BrokerPlan &b) { b.caps.assign(TP_MAX_BROKER_CAPS + 1, {}); }).find("65 capabilities") !=
+          std::string::npos);
     CHECK(refusal([](BrokerPlan &b) { b.caps.push_back({}); }).find("name \"github\" is listed twice") !=
           std::string::npos);
     CHECK(refusal([](BrokerPlan &b) { b.caps[0].port = 0; }).find("port 0 or reserved bits") != std::string::npos);

@@ -33,14 +33,16 @@ struct Fence {
     size_t line = 0;   // of the opening ```
 };
 
-std::vector<Fence> fences_of(const std::string &markdown) {
+std::vector<Fence> fences_of(const std::string &markdown)
+{
     std::vector<Fence> out;
     std::istringstream in(markdown);
     std::string line;
     bool open = false;
     for (size_t number = 1; std::getline(in, line); ++number) {
         if (line.starts_with("```")) {
-            if (!open) out.push_back({line.substr(3), "", number});
+            if (!open)
+                out.push_back({line.substr(3), "", number});
             open = !open;
         } else if (open) {
             out.back().text += line + "\n";
@@ -50,7 +52,8 @@ std::vector<Fence> fences_of(const std::string &markdown) {
     return out;
 }
 
-std::string read_text(const fs::path &path) {
+std::string read_text(const fs::path &path)
+{
     std::string text, err;
     REQUIRE_MESSAGE(read_file(path.string(), text, err), path << ": " << err);
     return text;
@@ -58,7 +61,8 @@ std::string read_text(const fs::path &path) {
 
 // A fresh directory for the page's files, removed at the end.
 struct TempDir {
-    TempDir() {
+    TempDir()
+    {
         std::string name = (fs::temp_directory_path() / "tartaros-dsl-doc.XXXXXX").string();
         REQUIRE(mkdtemp(name.data()) != nullptr);
         path = name;
@@ -67,7 +71,8 @@ struct TempDir {
     fs::path path;
 };
 
-std::optional<Policy> parse(const std::string &text, const std::string &display, std::string &diagnostics) {
+std::optional<Policy> parse(const std::string &text, const std::string &display, std::string &diagnostics)
+{
     Diagnostics diags;
     std::optional<Policy> policy = parse_policy_text(text, display, diags);
     std::ostringstream out;
@@ -76,7 +81,8 @@ std::optional<Policy> parse(const std::string &text, const std::string &display,
     return policy;
 }
 
-void check_same_policy(const Fence &tart, const Fence &toml, const fs::path &dir) {
+void check_same_policy(const Fence &tart, const Fence &toml, const fs::path &dir)
+{
     std::string tart_diags, toml_diags;
     const std::optional<Policy> a = parse(tart.text, (dir / "policy.tart").string(), tart_diags);
     const std::optional<Policy> b = parse(toml.text, (dir / "policy.toml").string(), toml_diags);
@@ -86,7 +92,8 @@ void check_same_policy(const Fence &tart, const Fence &toml, const fs::path &dir
     CHECK(test::dump_policy(*a) == test::dump_policy(*b));
 }
 
-void check_error(const Fence &tart, const Fence &expected) {
+void check_error(const Fence &tart, const Fence &expected)
+{
     std::string diagnostics;
     const std::optional<Policy> policy = parse(tart.text, "policy.tart", diagnostics);
     CHECK_FALSE(policy.has_value());
@@ -95,13 +102,15 @@ void check_error(const Fence &tart, const Fence &expected) {
 
 }  // namespace
 
-TEST_CASE("docs/dsl.md: every example reads as the page says") {
+TEST_CASE("docs/dsl.md: every example reads as the page says")
+{
     const std::vector<Fence> fences = fences_of(read_text(kSourceDir / "docs" / "dsl.md"));
     const TempDir dir;
     size_t pairs = 0, errors = 0, alone = 0;
     for (size_t i = 0; i < fences.size(); ++i) {
         const Fence &fence = fences[i];
-        if (fence.lang != "tart") continue;
+        if (fence.lang != "tart")
+            continue;
         CAPTURE(fence.line);
         if (fence.text.starts_with("# file ")) {
             const std::string name = fence.text.substr(7, fence.text.find('\n') - 7);
@@ -128,13 +137,15 @@ TEST_CASE("docs/dsl.md: every example reads as the page says") {
     CHECK(alone >= 1);
 }
 
-TEST_CASE("docs/dsl.md: its grammar is grammar/Tart.g4") {
+TEST_CASE("docs/dsl.md: its grammar is grammar/Tart.g4")
+{
     const std::string grammar = read_text(kSourceDir / "grammar" / "Tart.g4");
     const size_t start = grammar.find("grammar Tart;");
     REQUIRE(start != std::string::npos);
     size_t copies = 0;
     for (const Fence &fence : fences_of(read_text(kSourceDir / "docs" / "dsl.md"))) {
-        if (fence.lang != "antlr") continue;
+        if (fence.lang != "antlr")
+            continue;
         ++copies;
         CHECK(fence.text == grammar.substr(start));
     }

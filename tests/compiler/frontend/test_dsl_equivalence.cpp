@@ -26,7 +26,8 @@ namespace fs = std::filesystem;
 
 const fs::path kSourceDir = TARTAROS_SOURCE_DIR;
 
-std::string diagnostics_text(const Diagnostics &diags) {
+std::string diagnostics_text(const Diagnostics &diags)
+{
     std::ostringstream out;
     diags.print(out);
     return out.str();
@@ -34,56 +35,71 @@ std::string diagnostics_text(const Diagnostics &diags) {
 
 // The policy in `text`, named `display` (its directory is the base of relative paths); a
 // failed parse fails the test with the diagnostics.
-Policy parse_text(const std::string &text, const std::string &display) {
+Policy parse_text(const std::string &text, const std::string &display)
+{
     Diagnostics diags;
     std::optional<Policy> policy = parse_policy_text(text, display, diags);
     REQUIRE_MESSAGE(policy.has_value(), display << " does not parse:\n" << diagnostics_text(diags) << "\n" << text);
     return *policy;
 }
 
-Policy parse_file(const fs::path &path) {
+Policy parse_file(const fs::path &path)
+{
     std::string text, err;
     REQUIRE_MESSAGE(read_file(path.string(), text, err), path << ": " << err);
     return parse_text(text, path.string());
 }
 
 // Files named *.`ext` directly in `dir`, sorted (so failures come in a stable order).
-std::vector<fs::path> files_in(const fs::path &dir, const std::string &ext) {
+std::vector<fs::path> files_in(const fs::path &dir, const std::string &ext)
+{
     std::vector<fs::path> out;
-    if (!fs::is_directory(dir)) return out;
+    if (!fs::is_directory(dir))
+        return out;
     for (const fs::directory_entry &entry : fs::directory_iterator(dir))
-        if (entry.is_regular_file() && entry.path().extension() == ext) out.push_back(entry.path());
+        if (entry.is_regular_file() && entry.path().extension() == ext)
+            out.push_back(entry.path());
     std::sort(out.begin(), out.end());
     return out;
 }
 
 // --- provenance set aside ---------------------------------------------------------------------
 
-void flatten(SourcePos &pos) { pos = pos.line != 0 ? SourcePos{"policy", 1, 1} : SourcePos{}; }
+void flatten(SourcePos &pos)
+{
+    pos = pos.line != 0 ? SourcePos{"policy", 1, 1} : SourcePos{};
+}
 
 template <class T>
-void flatten(Located<T> &value) {
+void flatten(Located<T> &value)
+{
     flatten(value.pos);
 }
 
 template <class T>
-void flatten(std::vector<Located<T>> &list) {
-    for (Located<T> &item : list) flatten(item);
+void flatten(std::vector<Located<T>> &list)
+{
+    for (Located<T> &item : list)
+        flatten(item);
 }
 
 template <class T>
-void flatten(std::optional<Located<T>> &value) {
-    if (value) flatten(*value);
+void flatten(std::optional<Located<T>> &value)
+{
+    if (value)
+        flatten(*value);
 }
 
-void flatten(std::vector<std::pair<Located<std::string>, Located<std::string>>> &pairs) {
+void flatten(std::vector<std::pair<Located<std::string>, Located<std::string>>> &pairs)
+{
     for (auto &[name, value] : pairs) {
         flatten(name);
         flatten(value);
     }
 }
 
-void flatten(BrokerPolicy &b) {
+void flatten(BrokerPolicy &b)
+{
     flatten(b.pos);
     flatten(b.port);
     flatten(b.auth_header);
@@ -106,7 +122,8 @@ void flatten(BrokerPolicy &b) {
 
 // `p` as if read from `source` with every position at one place: what is left to differ
 // between two front-ends' models is what the policy means.
-Policy without_provenance(Policy p, const std::string &source) {
+Policy without_provenance(Policy p, const std::string &source)
+{
     p.source_path = source;
     p.sources = {{source, source}};
     flatten(p.version);
@@ -125,7 +142,8 @@ Policy without_provenance(Policy p, const std::string &source) {
     flatten(p.process.cpu_max);
     flatten(p.process.timeout);
     flatten(p.process.timeout_grace);
-    for (RlimitSetting &limit : p.process.rlimits) flatten(limit.pos);
+    for (RlimitSetting &limit : p.process.rlimits)
+        flatten(limit.pos);
     flatten(p.network.deny_unix);
     flatten(p.network.allow_domains);
     flatten(p.network.deny_domains);
@@ -137,16 +155,19 @@ Policy without_provenance(Policy p, const std::string &source) {
     flatten(p.env.inherit);
     flatten(p.env.passthrough);
     flatten(p.env.set);
-    if (p.broker) flatten(*p.broker);
+    if (p.broker)
+        flatten(*p.broker);
     for (SyscallDenyRule &rule : p.syscalls.rules) {
         flatten(rule.pos);
         flatten(rule.name);
-        for (SyscallCondition &c : rule.when) flatten(c.pos);
+        for (SyscallCondition &c : rule.when)
+            flatten(c.pos);
     }
     return p;
 }
 
-std::vector<uint8_t> plan_of(const Policy &policy) {
+std::vector<uint8_t> plan_of(const Policy &policy)
+{
     Diagnostics diags;
     std::vector<uint8_t> plan = lower_policy(policy, LowerOptions{}, diags);
     REQUIRE_MESSAGE(!plan.empty(), diagnostics_text(diags));
@@ -154,18 +175,21 @@ std::vector<uint8_t> plan_of(const Policy &policy) {
 }
 
 // The examples written in both languages: X.toml and X.tart.
-std::vector<std::string> twin_examples() {
+std::vector<std::string> twin_examples()
+{
     std::vector<std::string> names;
     for (const fs::path &toml : files_in(kSourceDir / "examples", ".toml")) {
         fs::path tart = toml;
         tart.replace_extension(".tart");
-        if (fs::exists(tart)) names.push_back(toml.stem().string());
+        if (fs::exists(tart))
+            names.push_back(toml.stem().string());
     }
     return names;
 }
 
 // parse(print(p)) has p's values and settings, and prints the same text.
-void check_round_trip(const Policy &policy, const fs::path &origin) {
+void check_round_trip(const Policy &policy, const fs::path &origin)
+{
     const std::string printed = print_policy(policy);
     const fs::path display = origin.parent_path() / "printed.tart";
     const Policy again = parse_text(printed, display.string());
@@ -175,7 +199,8 @@ void check_round_trip(const Policy &policy, const fs::path &origin) {
 
 }  // namespace
 
-TEST_CASE("every example written in both languages: the same policy, the same plan") {
+TEST_CASE("every example written in both languages: the same policy, the same plan")
+{
     const std::vector<std::string> twins = twin_examples();
     REQUIRE(twins.size() >= 3);  // agent, broker, strict
     for (const std::string &name : twins) {
@@ -192,7 +217,8 @@ TEST_CASE("every example written in both languages: the same policy, the same pl
     }
 }
 
-TEST_CASE("the comparison sees a difference: a .tart twin that means one thing more") {
+TEST_CASE("the comparison sees a difference: a .tart twin that means one thing more")
+{
     const fs::path toml = kSourceDir / "examples" / "agent.toml";
     const fs::path tart = kSourceDir / "examples" / "agent.tart";
     std::string text, err;
@@ -208,7 +234,8 @@ TEST_CASE("the comparison sees a difference: a .tart twin that means one thing m
     CHECK(test::dump_policy(explicit_default) != test::dump_policy(from_toml));
 }
 
-TEST_CASE("round trip: every example reads back from its printout") {
+TEST_CASE("round trip: every example reads back from its printout")
+{
     std::vector<fs::path> files = files_in(kSourceDir / "examples", ".tart");
     const std::vector<fs::path> tomls = files_in(kSourceDir / "examples", ".toml");
     files.insert(files.end(), tomls.begin(), tomls.end());
@@ -221,7 +248,8 @@ TEST_CASE("round trip: every example reads back from its printout") {
 
 // tests/compiler/golden/dsl/good: every case (a name starting with '_' is a file the others include),
 // the TOML twins included.
-TEST_CASE("round trip: every good golden policy reads back from its printout") {
+TEST_CASE("round trip: every good golden policy reads back from its printout")
+{
     const fs::path dir = kSourceDir / "tests" / "compiler" / "golden" / "dsl" / "good";
     std::vector<fs::path> files = files_in(dir, ".tart");
     const std::vector<fs::path> tomls = files_in(dir, ".toml");
@@ -237,7 +265,8 @@ TEST_CASE("round trip: every good golden policy reads back from its printout") {
 // Every construct and the values whose printed form differs most from how they were written:
 // escapes, keywords as names, units that only bytes or percentages express, masks, negative
 // syscall values.
-TEST_CASE("round trip: every construct, and values that print differently from their source") {
+TEST_CASE("round trip: every construct, and values that print differently from their source")
+{
     const std::string ca_file = (kSourceDir / "README.md").string();  // any regular file
     const std::string tart = R"(version 1;
 paths quoted = ["/tmp/a b", file "/tmp/\"q\"", "/tmp/caf\u00e9"];
@@ -283,7 +312,8 @@ broker {
     token_env BROKER_TOKEN;
     allowed_hosts "api.example.com", "*.example.net";
     allow_internal true;
-    ca_file ")" + ca_file + R"(";
+    ca_file ")" +
+        ca_file + R"(";
     capability "a.b-c" {
         host "git.example.net:8443";
         header "X-Token";

@@ -15,14 +15,16 @@ namespace {
 
 constexpr const char *kPolicy = "/w/proj/policy.tart";
 
-void check_at(const SourcePos &pos, const std::string &file, uint32_t line, uint32_t col) {
+void check_at(const SourcePos &pos, const std::string &file, uint32_t line, uint32_t col)
+{
     CHECK(pos.file == file);
     CHECK(pos.line == line);
     CHECK(pos.col == col);
 }
 
 // The one diagnostic of a policy that must fail with exactly one error.
-std::string only_error(const std::string &text) {
+std::string only_error(const std::string &text)
+{
     Parsed parsed = parse_text(text, kPolicy);
     CHECK_FALSE(parsed.policy);
     CHECK(parsed.diags.all().size() == 1);
@@ -31,7 +33,8 @@ std::string only_error(const std::string &text) {
 
 }  // namespace
 
-TEST_CASE("dsl: settings reach the model with the positions of their .tart tokens") {
+TEST_CASE("dsl: settings reach the model with the positions of their .tart tokens")
+{
     const Parsed parsed = parse_text("version 1;\n"
                                      "filesystem {\n"
                                      "    read_scope granted;\n"
@@ -81,7 +84,8 @@ TEST_CASE("dsl: settings reach the model with the positions of their .tart token
     CHECK(p.source_path == kPolicy);
 }
 
-TEST_CASE("dsl: defaults stay defaults, as in TOML") {
+TEST_CASE("dsl: defaults stay defaults, as in TOML")
+{
     const Parsed parsed = parse_text("version 1;\n", kPolicy);
     REQUIRE(parsed.policy);
     const Policy &p = *parsed.policy;
@@ -92,7 +96,8 @@ TEST_CASE("dsl: defaults stay defaults, as in TOML") {
     CHECK(p.network.proxy_port.pos.line == 0);
 }
 
-TEST_CASE("dsl: blocks add up, lists append, tables merge, one value is set once") {
+TEST_CASE("dsl: blocks add up, lists append, tables merge, one value is set once")
+{
     const Parsed parsed = parse_text("version 1;\n"
                                      "env { passthrough PATH; set A = \"1\"; }\n"
                                      "filesystem { read_denies \"/a\"; }\n"
@@ -118,7 +123,8 @@ TEST_CASE("dsl: blocks add up, lists append, tables merge, one value is set once
           "[duplicate-setting]\n");
 }
 
-TEST_CASE("dsl: the TOML front-end's checks and messages, at the .tart tokens") {
+TEST_CASE("dsl: the TOML front-end's checks and messages, at the .tart tokens")
+{
     CHECK(only_error("version 1;\nnetwork {\n  deny_unx true;\n}\n") ==
           "3:3: error: unknown key 'deny_unx' in [network]; did you mean 'deny_unix'? [unknown-key]\n");
     CHECK(only_error("version 1;\nfilesystem { materialize yes; }\n") ==
@@ -141,7 +147,8 @@ TEST_CASE("dsl: the TOML front-end's checks and messages, at the .tart tokens") 
           "2:25: error: '-9223372036854775809' does not fit in a 64-bit integer [invalid-value]\n");
 }
 
-TEST_CASE("dsl: a printed diagnostic shows the .tart line, and a secret bare word is hidden") {
+TEST_CASE("dsl: a printed diagnostic shows the .tart line, and a secret bare word is hidden")
+{
     Parsed parsed = parse_text("version 1;\nbroker {\n  token_env ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789;\n}\n",
                                "virtual/p.tart");
     CHECK_FALSE(parsed.policy);
@@ -151,14 +158,16 @@ TEST_CASE("dsl: a printed diagnostic shows the .tart line, and a secret bare wor
     CHECK(out.find("[secret-in-policy]") != std::string::npos);
 }
 
-TEST_CASE("dsl: capabilities are broker's [[broker.capability]] tables") {
-    const Parsed parsed = parse_text("version 1;\n"
-                                     "broker {\n"
-                                     "  allowed_hosts \"api.github.com\";\n"
-                                     "  capability github { host \"api.github.com\"; value_env GITHUB_TOKEN; methods GET; }\n"
-                                     "}\n"
-                                     "broker { capability \"b.2\" { host \"api.github.com\"; value_env B_TOKEN; } }\n",
-                                     kPolicy);
+TEST_CASE("dsl: capabilities are broker's [[broker.capability]] tables")
+{
+    const Parsed parsed =
+        parse_text("version 1;\n"
+                   "broker {\n"
+                   "  allowed_hosts \"api.github.com\";\n"
+                   "  capability github { host \"api.github.com\"; value_env GITHUB_TOKEN; methods GET; }\n"
+                   "}\n"
+                   "broker { capability \"b.2\" { host \"api.github.com\"; value_env B_TOKEN; } }\n",
+                   kPolicy);
     REQUIRE(parsed.policy);
     REQUIRE(parsed.policy->broker);
     const BrokerPolicy &broker = *parsed.policy->broker;
@@ -176,7 +185,8 @@ TEST_CASE("dsl: capabilities are broker's [[broker.capability]] tables") {
           "2:7: error: 'capability NAME { ... }' belongs in the 'broker' block, not in 'env' [dsl-syntax]\n");
 }
 
-TEST_CASE("dsl: groups expand in place, in order, before or after their definition") {
+TEST_CASE("dsl: groups expand in place, in order, before or after their definition")
+{
     const Parsed parsed = parse_text("version 1;\n"
                                      "filesystem { writable_roots \".\"; read_denies @all, \"/z\"; }\n"
                                      "paths all = [@some, \"/c\", file \"/d\"];\n"
@@ -198,7 +208,8 @@ TEST_CASE("dsl: groups expand in place, in order, before or after their definiti
     CHECK(p.network.allow_domains[1].value == "github.com");
 }
 
-TEST_CASE("dsl: group errors name both places") {
+TEST_CASE("dsl: group errors name both places")
+{
     CHECK(only_error("version 1;\npaths a = [\"/a\"];\ndomains a = [\"b.com\"];\n") ==
           "3:9: error: group 'a' is already defined at /w/proj/policy.tart:2:7; group names are unique in the "
           "whole policy [duplicate-group]\n");
@@ -221,7 +232,8 @@ TEST_CASE("dsl: group errors name both places") {
           "2:12: error: unknown group '@nope' [unknown-group]\n");
 }
 
-TEST_CASE("dsl: a long chain of groups expands without recursion, and doubling is capped") {
+TEST_CASE("dsl: a long chain of groups expands without recursion, and doubling is capped")
+{
     std::string text = "version 1;\npaths g0 = [\"/a\"];\n";
     for (int i = 1; i <= 20000; ++i)
         text += "paths g" + std::to_string(i) + " = [@g" + std::to_string(i - 1) + "];\n";
@@ -232,12 +244,13 @@ TEST_CASE("dsl: a long chain of groups expands without recursion, and doubling i
 
     std::string doubling = "version 1;\npaths g0 = [\"/a\"];\n";
     for (int i = 1; i <= 40; ++i)
-        doubling += "paths g" + std::to_string(i) + " = [@g" + std::to_string(i - 1) + ", @g" + std::to_string(i - 1) +
-                    "];\n";
+        doubling +=
+            "paths g" + std::to_string(i) + " = [@g" + std::to_string(i - 1) + ", @g" + std::to_string(i - 1) + "];\n";
     CHECK(only_error(doubling) == "15:7: error: group 'g13' expands to more than 4096 entries [group-size]\n");
 }
 
-TEST_CASE("dsl: included files add their statements where the include stands") {
+TEST_CASE("dsl: included files add their statements where the include stands")
+{
     PolicyDir dir;
     dir.write("common.tart", "version 1;\nenv { passthrough HOME; }\n");
     dir.write("rules/secrets.tart", "include \"more.tart\";\npaths secrets = [\"keys\", \"~/.ssh\"];\n");
@@ -269,7 +282,8 @@ TEST_CASE("dsl: included files add their statements where the include stands") {
     CHECK(p.sources[3].absolute == dir.path + "/rules/more.tart");
 }
 
-TEST_CASE("dsl: include errors name the include and the file") {
+TEST_CASE("dsl: include errors name the include and the file")
+{
     PolicyDir dir;
     dir.write("a.tart", "include \"b.tart\";\n");
     dir.write("b.tart", "include \"policy.tart\";\n");
@@ -283,18 +297,21 @@ TEST_CASE("dsl: include errors name the include and the file") {
     REQUIRE(d.size() == 4);
     check_at(d[0].pos, dir.path + "/b.tart", 1, 9);
     CHECK(d[0].rule_id == "include-cycle");
-    CHECK(d[0].message == "this include returns to '" + policy + "', which is still being read: an include cycle (" +
-                              policy + " → " + dir.path + "/a.tart → " + dir.path + "/b.tart → " + policy + ")");
+    CHECK(d[0].message ==
+          "this include returns to '" + policy + "', which is still being read: an include cycle (" + policy + " → " +
+              dir.path + "/a.tart → " + dir.path + "/b.tart → " + policy + ")");
     check_at(d[1].pos, policy, 4, 9);
-    CHECK(d[1].message == "'./c.tart' names a file already included at " + policy +
-                              ":3:1; a file is included once (its settings would be made twice)");
+    CHECK(d[1].message ==
+          "'./c.tart' names a file already included at " + policy +
+              ":3:1; a file is included once (its settings would be made twice)");
     CHECK(d[1].rule_id == "include-duplicate");
     CHECK(d[2].message == "cannot read the included file 'missing.tart': No such file or directory");
     CHECK(d[2].rule_id == "unreadable-policy");
     CHECK(d[3].rule_id == "invalid-value");
 }
 
-TEST_CASE("dsl: an included file may repeat the policy's version, not change it") {
+TEST_CASE("dsl: an included file may repeat the policy's version, not change it")
+{
     PolicyDir dir;
     dir.write("same.tart", "version 1;\n");
     dir.write("v2.tart", "version 2;\n");
@@ -303,35 +320,42 @@ TEST_CASE("dsl: an included file may repeat the policy's version, not change it"
     CHECK_FALSE(parsed.policy);
     REQUIRE(parsed.diags.all().size() == 1);
     check_at(parsed.diags.all()[0].pos, dir.path + "/v2.tart", 1, 9);
-    CHECK(parsed.diags.all()[0].message == "this file says version 2 but the policy is version 1 (" + dir.path +
-                                               "/policy.tart:1:9); an included file may repeat the policy's "
-                                               "version, not change it");
+    CHECK(parsed.diags.all()[0].message ==
+          "this file says version 2 but the policy is version 1 (" + dir.path +
+              "/policy.tart:1:9); an included file may repeat the policy's "
+              "version, not change it");
     Parsed from_toml = parse_file(dir, "policy.toml", "version = 1\ninclude = [\"v2.tart\"]\n");
     REQUIRE(from_toml.diags.all().size() == 1);
     CHECK(from_toml.diags.all()[0].rule_id == "unsupported-version");
 }
 
-TEST_CASE("dsl: a message naming an earlier value names its file when it is another") {
+TEST_CASE("dsl: a message naming an earlier value names its file when it is another")
+{
     PolicyDir dir;
     dir.write("common.tart", "version 1;\nnetwork { allow_domains \"github.com\"; proxy_port 3130; }\n");
-    Parsed parsed = parse_file(dir, "policy.tart",
-                               "version 1;\ninclude \"common.tart\";\n"
-                               "network { allow_domains \"pypi.org\", \"github.com\", \"pypi.org\"; local_ports 3130; }\n");
+    Parsed parsed =
+        parse_file(dir, "policy.tart",
+                   "version 1;\ninclude \"common.tart\";\n"
+                   "network { allow_domains \"pypi.org\", \"github.com\", \"pypi.org\"; local_ports 3130; }\n");
     std::vector<std::string> messages;
-    for (const Diagnostic &d : parsed.diags.all()) messages.push_back(d.message);
-    CHECK(messages == std::vector<std::string>{
-                          "'github.com' is already listed in 'allow_domains' at " + dir.path +
-                              "/common.tart:2; this copy is ignored",
-                          "'pypi.org' is already listed in 'allow_domains' at line 3; this copy is ignored",
-                          "port 3130 in 'local_ports' is the proxy's own port inside the sandbox ('proxy_port' at " +
-                              dir.path + "/common.tart:2)",
-                      });
+    for (const Diagnostic &d : parsed.diags.all())
+        messages.push_back(d.message);
+    CHECK(
+        messages ==
+        std::vector<std::string>{
+            "'github.com' is already listed in 'allow_domains' at " + dir.path + "/common.tart:2; this copy is ignored",
+            "'pypi.org' is already listed in 'allow_domains' at line 3; this copy is ignored",
+            "port 3130 in 'local_ports' is the proxy's own port inside the sandbox ('proxy_port' at " + dir.path +
+                "/common.tart:2)",
+        });
 }
 
-TEST_CASE("dsl: a TOML policy includes .tart files, their settings merge into its own") {
+TEST_CASE("dsl: a TOML policy includes .tart files, their settings merge into its own")
+{
     PolicyDir dir;
-    dir.write("rules/r.tart", "version 1;\npaths more = [\"key\"];\nfilesystem { read_denies @more; }\n"
-                              "env { set B = \"2\"; }\nsyscalls { deny kcmp errno ENOSYS; }\n");
+    dir.write("rules/r.tart",
+              "version 1;\npaths more = [\"key\"];\nfilesystem { read_denies @more; }\n"
+              "env { set B = \"2\"; }\nsyscalls { deny kcmp errno ENOSYS; }\n");
     const Parsed parsed = parse_file(dir, "policy.toml",
                                      "version = 1\ninclude = [\"rules/r.tart\"]\n[filesystem]\nread_denies = [\"/a\"]\n"
                                      "[env]\nset = { A = \"1\" }\n");
@@ -348,16 +372,19 @@ TEST_CASE("dsl: a TOML policy includes .tart files, their settings merge into it
     REQUIRE(p.sources.size() == 2);
     CHECK(p.sources[1].display == dir.path + "/rules/r.tart");
 
-    Parsed clash = parse_file(dir, "clash.toml", "version = 1\ninclude = [\"rules/r.tart\"]\n[env]\nset = { B = \"3\" }\n");
+    Parsed clash =
+        parse_file(dir, "clash.toml", "version = 1\ninclude = [\"rules/r.tart\"]\n[env]\nset = { B = \"3\" }\n");
     CHECK_FALSE(clash.policy);
     REQUIRE(clash.diags.all().size() == 1);
     check_at(clash.diags.all()[0].pos, dir.path + "/rules/r.tart", 4, 11);
-    CHECK(clash.diags.all()[0].message == "'B' is already set at " + dir.path +
-                                              "/clash.toml:4:9; a key that takes one value is set once in the whole "
-                                              "policy (lists append, tables merge)");
+    CHECK(clash.diags.all()[0].message ==
+          "'B' is already set at " + dir.path +
+              "/clash.toml:4:9; a key that takes one value is set once in the whole "
+              "policy (lists append, tables merge)");
 }
 
-TEST_CASE("dsl: a TOML policy without include is unchanged, and lists itself as its source") {
+TEST_CASE("dsl: a TOML policy without include is unchanged, and lists itself as its source")
+{
     const Parsed parsed = parse_text("version = 1\n", "/w/p.toml");
     REQUIRE(parsed.policy);
     REQUIRE(parsed.policy->sources.size() == 1);
@@ -365,11 +392,13 @@ TEST_CASE("dsl: a TOML policy without include is unchanged, and lists itself as 
     CHECK(parse_text("version = 1\ninclude = \"x.tart\"\n", "/w/p.toml").diags.all().at(0).rule_id == "wrong-type");
 }
 
-TEST_CASE("dsl: lint reads a .tart policy: rules on its lowered TOML at .tart positions, secrets in comments") {
+TEST_CASE("dsl: lint reads a .tart policy: rules on its lowered TOML at .tart positions, secrets in comments")
+{
     PolicyDir dir;
-    const std::string file = dir.write("p.tart", "version 1;\n"
-                                                 "# token: ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789\n"
-                                                 "filesystem { writable_roots \".\"; read_denies \"../outside\"; }\n");
+    const std::string file = dir.write("p.tart",
+                                       "version 1;\n"
+                                       "# token: ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789\n"
+                                       "filesystem { writable_roots \".\"; read_denies \"../outside\"; }\n");
     DslHome home;
     std::ostringstream out;
     const int rc = run_lint({file}, LintOptions{}, out);
@@ -381,11 +410,13 @@ TEST_CASE("dsl: lint reads a .tart policy: rules on its lowered TOML at .tart po
           std::string::npos);
 }
 
-TEST_CASE("dsl: lint of a TOML policy checks the paths its included .tart files write, once each") {
+TEST_CASE("dsl: lint of a TOML policy checks the paths its included .tart files write, once each")
+{
     PolicyDir dir;
     dir.write("rules/r.tart", "version 1;\nfilesystem { read_denies \"../inside\", \"../../outside\"; }\n");
-    const std::string file = dir.write("p.toml", "version = 1\ninclude = [\"rules/r.tart\"]\n"
-                                                 "[filesystem]\nread_denies = [\"../up\"]\n");
+    const std::string file = dir.write("p.toml",
+                                       "version = 1\ninclude = [\"rules/r.tart\"]\n"
+                                       "[filesystem]\nread_denies = [\"../up\"]\n");
     DslHome home;
     std::ostringstream out;
     CHECK(run_lint({file}, LintOptions{}, out) == 0);  // warnings only

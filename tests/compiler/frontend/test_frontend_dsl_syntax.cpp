@@ -15,19 +15,22 @@ using namespace tartaros::test;
 namespace {
 
 // The diagnostics of `text` as `line:col: severity: message [rule]` lines; the text must fail.
-std::string errors_of(const std::string &text) {
+std::string errors_of(const std::string &text)
+{
     Parsed parsed = parse_text(text, "/w/p.tart");
     CHECK_FALSE(parsed.policy);
     return summary(parsed.diags);
 }
 
-std::string syntax(const std::string &message, uint32_t line, uint32_t col) {
+std::string syntax(const std::string &message, uint32_t line, uint32_t col)
+{
     return std::to_string(line) + ":" + std::to_string(col) + ": error: " + message + " [dsl-syntax]\n";
 }
 
 }  // namespace
 
-TEST_CASE("dsl syntax: the parser's first error, in words, at the token found") {
+TEST_CASE("dsl syntax: the parser's first error, in words, at the token found")
+{
     const std::string value = "a value (a string, number, true/false, word, @group or file/dir \"…\")";
     CHECK(errors_of("version 1;\nfilesystem {\n  read_denies \"a\", \"b\"\n}\n") ==
           syntax("expected ';' after the value of 'read_denies', found '}'", 4, 1));
@@ -42,12 +45,12 @@ TEST_CASE("dsl syntax: the parser's first error, in words, at the token found") 
           syntax("expected a statement (version, include, paths, domains, syscalls, or a block such as "
                  "'filesystem {'), found '}'",
                  2, 1));
-    CHECK(errors_of("version 1\nfilesystem { }\n") == syntax("expected ';' after the version, found 'filesystem'", 2, 1));
+    CHECK(errors_of("version 1\nfilesystem { }\n") ==
+          syntax("expected ';' after the version, found 'filesystem'", 2, 1));
     CHECK(errors_of("version 1;\ninclude x;\n") ==
           syntax("expected the included file's name, in quotes, after 'include', found 'x'", 2, 9));
     CHECK(errors_of("version 1;\npaths = [];\n") == syntax("expected the group's name after 'paths', found '='", 2, 7));
-    CHECK(errors_of("version 1;\npaths p [];\n") ==
-          syntax("expected '=' after the group's name 'p', found '['", 2, 9));
+    CHECK(errors_of("version 1;\npaths p [];\n") == syntax("expected '=' after the group's name 'p', found '['", 2, 9));
     CHECK(errors_of("version 1;\ndomains d = [\"a\" \"b\"];\n") ==
           syntax("expected ',' or ']' after an item of group 'd', found '\"b\"'", 2, 18));
     CHECK(errors_of("version 1;\nfilesystem materialize;\n") ==
@@ -62,7 +65,8 @@ TEST_CASE("dsl syntax: the parser's first error, in words, at the token found") 
           syntax("expected ';' after the value of 'write_denies', found '3'", 2, 32));
 }
 
-TEST_CASE("dsl syntax: syscall rules' errors in words") {
+TEST_CASE("dsl syntax: syscall rules' errors in words")
+{
     const std::string condition =
         "a condition (argN == V, argN != V, argN in {V, ...}, argN not in {V, ...}, argN & V)";
     const std::string atom = "a number or a constant name (such as AF_NETLINK)";
@@ -76,18 +80,21 @@ TEST_CASE("dsl syntax: syscall rules' errors in words") {
     CHECK(rule("deny kcmp when arg0 not {1};") == syntax("expected 'in' after 'not', found '{'", 3, 25));
     CHECK(rule("deny kcmp when arg0 in 1;") ==
           syntax("expected '{' to start the set of values after 'in', found '1'", 3, 24));
-    CHECK(rule("deny kcmp when arg0 in {1 2};") == syntax("expected ',' or '}' after a value of the set, found '2'", 3, 27));
+    CHECK(rule("deny kcmp when arg0 in {1 2};") ==
+          syntax("expected ',' or '}' after a value of the set, found '2'", 3, 27));
     CHECK(rule("deny kcmp when arg0 == 1 |;") == syntax("expected " + atom + " after '|', found ';'", 3, 27));
     CHECK(rule("deny kcmp when arg0 == 1 and;") == syntax("expected " + condition + " after 'and', found ';'", 3, 29));
     CHECK(rule("deny kcmp when arg0 == 1 2;") ==
           syntax("expected 'and', 'errno', 'kill' or ';' after a condition of 'deny kcmp', found '2'", 3, 26));
     CHECK(rule("deny kcmp errno;") ==
           syntax("expected an errno name (such as EPERM) or number after 'errno', found ';'", 3, 16));
-    CHECK(rule("deny kcmp kill errno;") == syntax("expected ';' after the action of 'deny kcmp', found 'errno'", 3, 16));
+    CHECK(rule("deny kcmp kill errno;") ==
+          syntax("expected ';' after the action of 'deny kcmp', found 'errno'", 3, 16));
     CHECK(rule("kcmp;") == syntax("expected a rule (deny NAME ...;) or '}' to end 'syscalls', found 'kcmp'", 3, 1));
 }
 
-TEST_CASE("dsl syntax: keywords are words where a word or a name is expected") {
+TEST_CASE("dsl syntax: keywords are words where a word or a name is expected")
+{
     Parsed parsed = parse_text("version 1;\nenv { passthrough version, deny, kill, in; set true = \"x\"; }\n"
                                "syscalls { deny kill kill; }\n",
                                "/w/p.tart");
@@ -102,16 +109,19 @@ TEST_CASE("dsl syntax: keywords are words where a word or a name is expected") {
           "2:17: error: unknown syscall 'when' (x86_64); did you mean 'open'? [unknown-syscall]\n");
 }
 
-TEST_CASE("dsl syntax: the first lexical error is reported, and the parser does not run") {
+TEST_CASE("dsl syntax: the first lexical error is reported, and the parser does not run")
+{
     // Whatever follows: a later bad character, an unclosed string, a syntax error.
     CHECK(errors_of("version 1; $\nfilesystem { read_denies \"a; }\n%\n") == syntax("unexpected character '$'", 1, 12));
     CHECK(errors_of("version 1;\nfilesystem { read_denies \"a; }\n%\n") ==
           syntax("this string has no closing '\"' on its line", 2, 26));
     CHECK(errors_of("version 1 filesystem { } %") == syntax("unexpected character '%'", 1, 26));
     // A megabyte of stray bytes is one error, not a million.
-    CHECK(errors_of("version 1;\n" + std::string(size_t{1} << 20, '\0')) == syntax("unexpected character '\\x00'", 2, 1));
+    CHECK(errors_of("version 1;\n" + std::string(size_t{1} << 20, '\0')) ==
+          syntax("unexpected character '\\x00'", 2, 1));
     CHECK(errors_of("version 1;\nenv { set A = \"a\\qb\"; }\n") ==
-          syntax("invalid escape '\\q' in a string: the escapes are \\\" \\\\ \\b \\t \\n \\f \\r \\uXXXX \\UXXXXXXXX", 2, 17));
+          syntax("invalid escape '\\q' in a string: the escapes are \\\" \\\\ \\b \\t \\n \\f \\r \\uXXXX \\UXXXXXXXX",
+                 2, 17));
     CHECK(errors_of("version 1;\nenv { set A = \"\\uD800\"; }\n") ==
           syntax("invalid escape in a string: \\u takes 4 hexadecimal digits naming a Unicode character (a "
                  "backslash is \\\\)",
@@ -125,22 +135,28 @@ TEST_CASE("dsl syntax: the first lexical error is reported, and the parser does 
     CHECK(errors_of(std::string("version 1;\0", 11)) == syntax("unexpected character '\\x00'", 1, 11));
 }
 
-TEST_CASE("dsl syntax: nesting is capped below what could exhaust the parser's stack") {
+TEST_CASE("dsl syntax: nesting is capped below what could exhaust the parser's stack")
+{
     std::string deep = "version 1;\nprocess { rlimits core = ";
-    for (int i = 0; i < 100000; ++i) deep += "{ a = ";
+    for (int i = 0; i < 100000; ++i)
+        deep += "{ a = ";
     CHECK(errors_of(deep) == syntax("braces nest deeper than 32 levels", 2, 26 + 6 * 31));
     std::string fine = "version 1;\nenv { x y = ";
-    for (int i = 0; i < 31; ++i) fine += "{ a = ";
+    for (int i = 0; i < 31; ++i)
+        fine += "{ a = ";
     fine += "1";
-    for (int i = 0; i < 31; ++i) fine += " }";
+    for (int i = 0; i < 31; ++i)
+        fine += " }";
     fine += "; }\n";
     CHECK(errors_of(fine) == "2:7: error: unknown key 'x' in [env] [unknown-key]\n");
 }
 
-TEST_CASE("dsl syntax: strings decode TOML's escapes, non-ASCII text counts one column a character") {
+TEST_CASE("dsl syntax: strings decode TOML's escapes, non-ASCII text counts one column a character")
+{
     Diagnostics diags;
     const SourcePos at{"f.tart", 1, 1};
-    CHECK(dsl::decode_string("a\\tb\\\"c\\\\d\\u00e9\\U0001F600\\n", at, diags) == "a\tb\"c\\d\xc3\xa9\xf0\x9f\x98\x80\n");
+    CHECK(dsl::decode_string("a\\tb\\\"c\\\\d\\u00e9\\U0001F600\\n", at, diags) ==
+          "a\tb\"c\\d\xc3\xa9\xf0\x9f\x98\x80\n");
     CHECK(dsl::decode_string("", at, diags) == "");
     CHECK(diags.all().empty());
     CHECK_FALSE(dsl::decode_string("\xc3\xa9\\x", at, diags));
@@ -150,7 +166,8 @@ TEST_CASE("dsl syntax: strings decode TOML's escapes, non-ASCII text counts one 
     CHECK_FALSE(dsl::decode_string("\\u12", at, diags));
 }
 
-TEST_CASE("dsl syntax: integers as written, decimal or hexadecimal, within 64 bits of magnitude") {
+TEST_CASE("dsl syntax: integers as written, decimal or hexadecimal, within 64 bits of magnitude")
+{
     CHECK(dsl::parse_integer("0")->magnitude == 0);
     CHECK(dsl::parse_integer("0x7fffFFFF")->magnitude == 0x7fffffff);
     CHECK(dsl::parse_integer("-100")->negative);
@@ -161,7 +178,8 @@ TEST_CASE("dsl syntax: integers as written, decimal or hexadecimal, within 64 bi
     CHECK_FALSE(dsl::parse_integer("0x"));
 }
 
-TEST_CASE("dsl syntax: toml_string writes any text as a TOML string that reads back the same") {
+TEST_CASE("dsl syntax: toml_string writes any text as a TOML string that reads back the same")
+{
     const std::string text = std::string("a\"b\\c\td\ne\x01\x7f", 12) + std::string(1, '\0') + "é";
     const std::string toml_text = "k = " + dsl::toml_string(text) + "\n";
     const toml::table table = toml::parse(toml_text);
@@ -169,7 +187,8 @@ TEST_CASE("dsl syntax: toml_string writes any text as a TOML string that reads b
     CHECK(dsl::toml_string("plain ~/.ssh") == "\"plain ~/.ssh\"");  // as written: columns stay put
 }
 
-TEST_CASE("dsl syntax: the position map moves each place of the lowered document to its token") {
+TEST_CASE("dsl syntax: the position map moves each place of the lowered document to its token")
+{
     PositionMap map("doc");
     map.add(1, 1, {"a.tart", 3, 5});
     map.add(1, 10, {"a.tart", 3, 20}, true);  // a bare word, quoted in the document

@@ -24,19 +24,22 @@ using Kind = SyscallCondition::Kind;
 namespace {
 
 // The rules of `body` (the inside of a syscalls block), which must parse.
-std::vector<SyscallDenyRule> rules_of(const std::string &body) {
+std::vector<SyscallDenyRule> rules_of(const std::string &body)
+{
     Parsed parsed = parse_text("version 1;\nsyscalls {\n" + body + "\n}\n", "/w/p.tart");
     REQUIRE_MESSAGE(parsed.policy, summary(parsed.diags));
     return parsed.policy->syscalls.rules;
 }
 
-std::string errors_of(const std::string &body) {
+std::string errors_of(const std::string &body)
+{
     Parsed parsed = parse_text("version 1;\nsyscalls {\n" + body + "\n}\n", "/w/p.tart");
     CHECK_FALSE(parsed.policy);
     return summary(parsed.diags);
 }
 
-void check_condition(const SyscallCondition &c, uint8_t arg, Kind kind, const std::vector<uint32_t> &values) {
+void check_condition(const SyscallCondition &c, uint8_t arg, Kind kind, const std::vector<uint32_t> &values)
+{
     CHECK(c.arg == arg);
     CHECK(c.kind == kind);
     CHECK(c.values == values);
@@ -44,14 +47,16 @@ void check_condition(const SyscallCondition &c, uint8_t arg, Kind kind, const st
 
 }  // namespace
 
-TEST_CASE("dsl syscalls: each condition form becomes one kind of test on the low 32 bits") {
-    const std::vector<SyscallDenyRule> rules = rules_of("deny socket when arg0 == AF_NETLINK and arg2 != NETLINK_ROUTE;\n"
-                                                        "deny ioctl when arg1 in {TIOCSTI, 0x541C, 21522} errno EPERM;\n"
-                                                        "deny personality when arg0 not in {0xffffffff, 0} errno EINVAL;\n"
-                                                        "deny clone when arg0 & CLONE_NEWUSER | CLONE_NEWNET;\n"
-                                                        "deny mprotect when arg2 & PROT_EXEC != 0 kill;\n"
-                                                        "deny mmap when arg2 & PROT_EXEC == 0 errno 13;\n"
-                                                        "deny kcmp;");
+TEST_CASE("dsl syscalls: each condition form becomes one kind of test on the low 32 bits")
+{
+    const std::vector<SyscallDenyRule> rules =
+        rules_of("deny socket when arg0 == AF_NETLINK and arg2 != NETLINK_ROUTE;\n"
+                 "deny ioctl when arg1 in {TIOCSTI, 0x541C, 21522} errno EPERM;\n"
+                 "deny personality when arg0 not in {0xffffffff, 0} errno EINVAL;\n"
+                 "deny clone when arg0 & CLONE_NEWUSER | CLONE_NEWNET;\n"
+                 "deny mprotect when arg2 & PROT_EXEC != 0 kill;\n"
+                 "deny mmap when arg2 & PROT_EXEC == 0 errno 13;\n"
+                 "deny kcmp;");
     REQUIRE(rules.size() == 7);
     CHECK(rules[0].name.value == "socket");
     CHECK(rules[0].nr == *seccomp::syscall_number("socket"));
@@ -76,7 +81,8 @@ TEST_CASE("dsl syscalls: each condition form becomes one kind of test on the low
     CHECK(rules[6].when.empty());
 }
 
-TEST_CASE("dsl syscalls: conditions are sorted by argument, negative values wrap modulo 2^32") {
+TEST_CASE("dsl syscalls: conditions are sorted by argument, negative values wrap modulo 2^32")
+{
     const std::vector<SyscallDenyRule> rules =
         rules_of("deny openat when arg2 & O_CREAT and arg0 == -100;\ndeny kcmp when arg0 == -2147483648 | 1;");
     REQUIRE(rules[0].when.size() == 2);
@@ -86,17 +92,21 @@ TEST_CASE("dsl syscalls: conditions are sorted by argument, negative values wrap
     check_condition(rules[1].when[0], 0, Kind::In, {0x80000001});
 }
 
-TEST_CASE("dsl syscalls: rules of several blocks and files keep their order, 256 at most") {
+TEST_CASE("dsl syscalls: rules of several blocks and files keep their order, 256 at most")
+{
     std::string body;
-    for (int i = 0; i < 256; ++i) body += "deny kcmp when arg0 == " + std::to_string(i) + ";\n";
+    for (int i = 0; i < 256; ++i)
+        body += "deny kcmp when arg0 == " + std::to_string(i) + ";\n";
     CHECK(rules_of(body).size() == kMaxSyscallRules);
     CHECK(errors_of(body + "deny kcmp;") ==
           "259:1: error: more than 256 syscall rules: the seccomp filter must stay within the kernel's 4096 "
           "instructions [syscall-rule-count]\n");
 }
 
-TEST_CASE("dsl syscalls: every error, at its token") {
-    CHECK(errors_of("deny opn;") == "3:6: error: unknown syscall 'opn' (x86_64); did you mean 'open'? [unknown-syscall]\n");
+TEST_CASE("dsl syscalls: every error, at its token")
+{
+    CHECK(errors_of("deny opn;") ==
+          "3:6: error: unknown syscall 'opn' (x86_64); did you mean 'open'? [unknown-syscall]\n");
     CHECK(errors_of("deny socket when arg0 == AF_NETLNK;") ==
           "3:26: error: unknown constant 'AF_NETLNK'; did you mean 'AF_NETLINK'? [unknown-constant]\n");
     CHECK(errors_of("deny socket when arg9 == 1;") ==
@@ -114,7 +124,8 @@ TEST_CASE("dsl syscalls: every error, at its token") {
     CHECK(errors_of("deny ioctl when arg1 == 1 and arg1 != 2;") ==
           "3:31: error: a second condition on 'arg1' (the first is at /w/p.tart:3:17): a rule tests each argument "
           "once; write one condition, such as arg1 in {…} [syscall-condition]\n");
-    CHECK(errors_of("deny mmap when arg2 & O_RDONLY;") == "3:23: error: a mask of 0 tests no bit [syscall-condition]\n");
+    CHECK(errors_of("deny mmap when arg2 & O_RDONLY;") ==
+          "3:23: error: a mask of 0 tests no bit [syscall-condition]\n");
     CHECK(errors_of("deny mmap when arg2 & 4 != 4;") ==
           "3:28: error: after a mask only '== 0' (no bit set) or '!= 0' (some bit set) can follow "
           "[syscall-condition]\n");
@@ -125,7 +136,8 @@ TEST_CASE("dsl syscalls: every error, at its token") {
     CHECK(rules_of("deny kcmp errno 4095;")[0].err == 4095);
 }
 
-TEST_CASE("dsl syscalls: constant names carry the headers' values, errno names both ways") {
+TEST_CASE("dsl syscalls: constant names carry the headers' values, errno names both ways")
+{
     CHECK(*syscall_constant("AF_NETLINK") == AF_NETLINK);
     CHECK(*syscall_constant("TIOCSTI") == TIOCSTI);
     CHECK(*syscall_constant("CLONE_NEWUSER") == CLONE_NEWUSER);
@@ -139,5 +151,6 @@ TEST_CASE("dsl syscalls: constant names carry the headers' values, errno names b
     CHECK(errno_name(EAGAIN) == "EAGAIN");
     CHECK(errno_name(95) == "EOPNOTSUPP");
     CHECK(errno_name(4000).empty());
-    for (const std::string &name : errno_names()) CHECK(errno_name(*errno_number(name)) != "");
+    for (const std::string &name : errno_names())
+        CHECK(errno_name(*errno_number(name)) != "");
 }

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "frontend_toml.h"
+#include "home_guard.h"
 #include "parsed_policy.h"
 #include "paths.h"
-#include "home_guard.h"
 
 using namespace tartaros;
 
@@ -20,7 +20,8 @@ namespace {
 
 constexpr const char *kPolicyPath = "/w/proj/policy.toml";
 
-Parsed parse(const std::string &text, const std::string &path = kPolicyPath) {
+Parsed parse(const std::string &text, const std::string &path = kPolicyPath)
+{
     HomeGuard home("/home/agent");
     Parsed parsed;
     parsed.policy = parse_toml_policy_text(text, path, parsed.diags);
@@ -28,14 +29,16 @@ Parsed parse(const std::string &text, const std::string &path = kPolicyPath) {
 }
 
 // The one diagnostic of a policy that must fail with exactly one error.
-std::string only_error(const std::string &text) {
+std::string only_error(const std::string &text)
+{
     Parsed parsed = parse(text);
     CHECK_FALSE(parsed.policy);
     CHECK(parsed.diags.all().size() == 1);
     return summary(parsed.diags);
 }
 
-void check_at(const SourcePos &pos, uint32_t line, uint32_t col) {
+void check_at(const SourcePos &pos, uint32_t line, uint32_t col)
+{
     CHECK(pos.file == kPolicyPath);
     CHECK(pos.line == line);
     CHECK(pos.col == col);
@@ -43,7 +46,8 @@ void check_at(const SourcePos &pos, uint32_t line, uint32_t col) {
 
 }  // namespace
 
-TEST_CASE("toml: every field is parsed with its position") {
+TEST_CASE("toml: every field is parsed with its position")
+{
     const Parsed parsed = parse(R"(version = 1
 [filesystem]
 read_scope = "granted"
@@ -111,7 +115,8 @@ set = { CI = "1", EDITOR = "true" }
     CHECK(p.env.set[1].second.value == "true");
 }
 
-TEST_CASE("toml: defaults when only the version is given") {
+TEST_CASE("toml: defaults when only the version is given")
+{
     const Parsed parsed = parse("version = 1\n");
     REQUIRE(parsed.policy);
     const Policy &p = *parsed.policy;
@@ -134,7 +139,8 @@ TEST_CASE("toml: defaults when only the version is given") {
     }
 }
 
-TEST_CASE("toml: a present passthrough holds exactly the names listed, even none") {
+TEST_CASE("toml: a present passthrough holds exactly the names listed, even none")
+{
     Parsed parsed = parse("version = 1\n[env]\npassthrough = []\n");
     REQUIRE(parsed.policy);
     CHECK(parsed.policy->env.passthrough.empty());
@@ -143,7 +149,8 @@ TEST_CASE("toml: a present passthrough holds exactly the names listed, even none
     CHECK(parsed.policy->env.passthrough.size() == kDefaultPassthrough.size());
 }
 
-TEST_CASE("toml: dotted keys and inline tables are the same tables") {
+TEST_CASE("toml: dotted keys and inline tables are the same tables")
+{
     const Parsed parsed = parse("version = 1\nfilesystem.read_denies = ['/secret']\nenv = { inherit = true }\n");
     REQUIRE(parsed.policy);
     REQUIRE(parsed.policy->fs.read_denies.size() == 1);
@@ -152,7 +159,8 @@ TEST_CASE("toml: dotted keys and inline tables are the same tables") {
     CHECK(parsed.policy->env.inherit.value);
 }
 
-TEST_CASE("toml: env set keeps the order of the file") {
+TEST_CASE("toml: env set keeps the order of the file")
+{
     const Parsed parsed = parse("version = 1\n[env.set]\nZED = \"z\"\nALPHA = \"a\"\nMID = \"\"\n");
     REQUIRE(parsed.policy);
     REQUIRE(parsed.policy->env.set.size() == 3);
@@ -162,7 +170,8 @@ TEST_CASE("toml: env set keeps the order of the file") {
     CHECK(parsed.policy->env.set[2].second.value == "");
 }
 
-TEST_CASE("toml: relative paths resolve against the policy file's directory") {
+TEST_CASE("toml: relative paths resolve against the policy file's directory")
+{
     char cwd[4096];
     REQUIRE(getcwd(cwd, sizeof cwd) != nullptr);
     const Parsed parsed = parse("version = 1\n[filesystem]\nwritable_roots = ['.', 'sub/../out']\n", "dir/p.toml");
@@ -175,16 +184,19 @@ TEST_CASE("toml: relative paths resolve against the policy file's directory") {
     CHECK(parsed.policy->fs.writable_roots[0].pos.file == "dir/p.toml");
 }
 
-TEST_CASE("toml: missing or wrong version") {
+TEST_CASE("toml: missing or wrong version")
+{
     CHECK(only_error("[filesystem]\nmaterialize = true\n") ==
           "1:1: error: missing 'version = 1' (the policy format version) at the top of the policy [missing-version]\n");
     CHECK(only_error("") ==
           "1:1: error: missing 'version = 1' (the policy format version) at the top of the policy [missing-version]\n");
-    CHECK(only_error("version = 2\n") == "1:11: error: policy version 2 is not supported: this compiler reads version 1 [unsupported-version]\n");
+    CHECK(only_error("version = 2\n") ==
+          "1:11: error: policy version 2 is not supported: this compiler reads version 1 [unsupported-version]\n");
     CHECK(only_error("version = \"1\"\n") == "1:11: error: 'version' must be an integer, not a string [wrong-type]\n");
 }
 
-TEST_CASE("toml: unknown keys at every level, with did-you-mean") {
+TEST_CASE("toml: unknown keys at every level, with did-you-mean")
+{
     CHECK(only_error("version = 1\n[filesytem]\n") ==
           "2:2: error: unknown key 'filesytem'; did you mean 'filesystem'? [unknown-key]\n");
     CHECK(only_error("version = 1\ncolour = 'red'\n") == "2:1: error: unknown key 'colour' [unknown-key]\n");
@@ -192,16 +204,20 @@ TEST_CASE("toml: unknown keys at every level, with did-you-mean") {
           "3:1: error: unknown key 'read_deny' in [filesystem]; did you mean 'read_denies'? [unknown-key]\n");
     CHECK(only_error("version = 1\n[process]\nisolate_pid = true\n") ==
           "3:1: error: unknown key 'isolate_pid' in [process]; did you mean 'isolate_pids'? [unknown-key]\n");
-    CHECK(only_error("version = 1\n[env.other.deep]\nx = 1\n") == "2:6: error: unknown key 'other' in [env] [unknown-key]\n");
+    CHECK(only_error("version = 1\n[env.other.deep]\nx = 1\n") ==
+          "2:6: error: unknown key 'other' in [env] [unknown-key]\n");
     CHECK(only_error("version = 1\n[env]\nset = { A = '1' }\npassthru = []\n") ==
           "4:1: error: unknown key 'passthru' in [env] [unknown-key]\n");
     CHECK(only_error("version = 1\nenv.inheritt = true\n") ==
           "2:5: error: unknown key 'inheritt' in [env]; did you mean 'inherit'? [unknown-key]\n");
 }
 
-TEST_CASE("toml: wrong types name the expected type") {
-    CHECK(only_error("version = 1\nfilesystem = 1\n") == "2:14: error: 'filesystem' must be a table, not an integer [wrong-type]\n");
-    CHECK(only_error("version = 1\n[[process]]\n") == "2:1: error: 'process' must be a table, not an array [wrong-type]\n");
+TEST_CASE("toml: wrong types name the expected type")
+{
+    CHECK(only_error("version = 1\nfilesystem = 1\n") ==
+          "2:14: error: 'filesystem' must be a table, not an integer [wrong-type]\n");
+    CHECK(only_error("version = 1\n[[process]]\n") ==
+          "2:1: error: 'process' must be a table, not an array [wrong-type]\n");
     CHECK(only_error("version = 1\n[filesystem]\nread_scope = 1\n") ==
           "3:14: error: 'read_scope' must be a string (\"all\" or \"granted\"), not an integer [wrong-type]\n");
     CHECK(only_error("version = 1\n[filesystem]\nmaterialize = \"yes\"\n") ==
@@ -209,19 +225,23 @@ TEST_CASE("toml: wrong types name the expected type") {
     CHECK(only_error("version = 1\n[filesystem]\nread_denies = \"~/.ssh\"\n") ==
           "3:15: error: 'read_denies' must be an array of paths, not a string [wrong-type]\n");
     CHECK(only_error("version = 1\n[filesystem]\nwrite_denies = [\".git\", 3.5]\n") ==
-          "3:25: error: 'write_denies' must be an array of paths or { path, type } tables; element 2 is a float [wrong-type]\n");
+          "3:25: error: 'write_denies' must be an array of paths or { path, type } tables; element 2 is a float "
+          "[wrong-type]\n");
     CHECK(only_error("version = 1\n[process]\nisolate_proc = 1979-05-27\n") ==
           "3:16: error: 'isolate_proc' must be a boolean (true or false), not a date [wrong-type]\n");
     CHECK(only_error("version = 1\n[env]\nset = [\"CI=1\"]\n") ==
           "3:7: error: 'set' must be a table of names to strings, like { CI = \"1\" }, not an array [wrong-type]\n");
-    CHECK(only_error("version = 1\n[env]\nset = { CI = 1 }\n") == "3:14: error: 'CI' must be a string, not an integer [wrong-type]\n");
+    CHECK(only_error("version = 1\n[env]\nset = { CI = 1 }\n") ==
+          "3:14: error: 'CI' must be a string, not an integer [wrong-type]\n");
     CHECK(only_error("version = 1\n[env]\npassthrough = [[\"PATH\"]]\n") ==
           "3:16: error: 'passthrough' must be an array of strings; element 1 is an array [wrong-type]\n");
 }
 
-TEST_CASE("toml: read_scope values") {
+TEST_CASE("toml: read_scope values")
+{
     CHECK(only_error("version = 1\n[filesystem]\nread_scope = \"grantd\"\n") ==
-          "3:14: error: 'read_scope' must be \"all\" or \"granted\", not \"grantd\"; did you mean \"granted\"? [invalid-value]\n");
+          "3:14: error: 'read_scope' must be \"all\" or \"granted\", not \"grantd\"; did you mean \"granted\"? "
+          "[invalid-value]\n");
     CHECK(only_error("version = 1\n[filesystem]\nread_scope = \"none\"\n") ==
           "3:14: error: 'read_scope' must be \"all\" or \"granted\", not \"none\" [invalid-value]\n");
     const Parsed parsed = parse("version = 1\n[filesystem]\nread_scope = \"all\"\n");
@@ -230,7 +250,8 @@ TEST_CASE("toml: read_scope values") {
     CHECK(parsed.policy->fs.read_scope.pos.line == 3);
 }
 
-TEST_CASE("toml: the Linux refusals: glob fields and unix socket paths") {
+TEST_CASE("toml: the Linux refusals: glob fields and unix socket paths")
+{
     CHECK(only_error("version = 1\n[filesystem]\nglob_read_denies = [\"~/.ssh/*\"]\n") ==
           "3:1: error: 'glob_read_denies' is not supported on Linux: TartarOS has no glob engine; list each path in "
           "read_denies [glob]\n");
@@ -248,7 +269,8 @@ TEST_CASE("toml: the Linux refusals: glob fields and unix socket paths") {
     CHECK(summary(parsed.diags) == "3:1: " + unix_refusal);
 }
 
-TEST_CASE("toml: harden_syscalls and deny_unix") {
+TEST_CASE("toml: harden_syscalls and deny_unix")
+{
     Parsed parsed = parse("version = 1\n");
     REQUIRE(parsed.policy);
     CHECK(parsed.policy->process.harden_syscalls.value);
@@ -270,7 +292,8 @@ TEST_CASE("toml: harden_syscalls and deny_unix") {
           "3:1: error: unknown key 'harden_syscall' in [process]; did you mean 'harden_syscalls'? [unknown-key]\n");
 }
 
-TEST_CASE("toml: path refusals carry the element's position and the field's name") {
+TEST_CASE("toml: path refusals carry the element's position and the field's name")
+{
     CHECK(only_error("version = 1\n[filesystem]\nread_denies = [\"~/.ssh\", \"~/.ssh/*.pem\"]\n") ==
           "3:26: error: read_denies: '~/.ssh/*.pem' contains the glob character '*'; globs are not supported on "
           "Linux (TartarOS has no glob engine): list each path [glob]\n");
@@ -285,16 +308,19 @@ TEST_CASE("toml: path refusals carry the element's position and the field's name
           "3:17: error: write_denies: 'a\\nb' contains a newline [invalid-path]\n");
 }
 
-TEST_CASE("toml: an empty $HOME is an error only where tilde is used") {
+TEST_CASE("toml: an empty $HOME is an error only where tilde is used")
+{
     HomeGuard empty_home("");
     Diagnostics diags;
     CHECK(parse_toml_policy_text("version = 1\n[filesystem]\nread_denies = ['/etc/shadow']\n", kPolicyPath, diags));
     CHECK_FALSE(parse_toml_policy_text("version = 1\n[filesystem]\nread_denies = ['~/.ssh']\n", kPolicyPath, diags));
-    CHECK(summary(diags) == "3:16: error: read_denies: cannot expand '~' in '~/.ssh': $HOME is set but empty; set it "
-                            "to your home directory, or unset it to use the password database's [invalid-path]\n");
+    CHECK(summary(diags) ==
+          "3:16: error: read_denies: cannot expand '~' in '~/.ssh': $HOME is set but empty; set it "
+          "to your home directory, or unset it to use the password database's [invalid-path]\n");
 }
 
-TEST_CASE("toml: tilde without $HOME is the password database's home of the compiling uid") {
+TEST_CASE("toml: tilde without $HOME is the password database's home of the compiling uid")
+{
     HomeGuard no_home(nullptr);
     const struct passwd *entry = getpwuid(getuid());
     REQUIRE(entry != nullptr);
@@ -306,7 +332,8 @@ TEST_CASE("toml: tilde without $HOME is the password database's home of the comp
     CHECK(policy->fs.read_denies[0].value == normalize_absolute(std::string(entry->pw_dir) + "/.ssh"));
 }
 
-TEST_CASE("toml: duplicates are warnings and the later copy is dropped") {
+TEST_CASE("toml: duplicates are warnings and the later copy is dropped")
+{
     const Parsed parsed = parse(R"(version = 1
 [filesystem]
 read_denies = ["~/.ssh",
@@ -317,11 +344,12 @@ read_denies = ["~/.ssh",
 passthrough = ["PATH", "TERM", "PATH"]
 )");
     REQUIRE(parsed.policy);
-    CHECK(summary(parsed.diags) ==
-          "5:16: warning: '/home/agent/.ssh/' is already listed in 'read_denies' at line 3 (as '~/.ssh'); this copy "
-          "is ignored [duplicate]\n"
-          "6:16: warning: '/etc/shadow' is already listed in 'read_denies' at line 4; this copy is ignored [duplicate]\n"
-          "8:32: warning: 'PATH' is already listed in 'passthrough' at line 8; this copy is ignored [duplicate]\n");
+    CHECK(
+        summary(parsed.diags) ==
+        "5:16: warning: '/home/agent/.ssh/' is already listed in 'read_denies' at line 3 (as '~/.ssh'); this copy "
+        "is ignored [duplicate]\n"
+        "6:16: warning: '/etc/shadow' is already listed in 'read_denies' at line 4; this copy is ignored [duplicate]\n"
+        "8:32: warning: 'PATH' is already listed in 'passthrough' at line 8; this copy is ignored [duplicate]\n");
     REQUIRE(parsed.policy->fs.read_denies.size() == 2);
     CHECK(parsed.policy->fs.read_denies[0].value == "/home/agent/.ssh");
     CHECK(parsed.policy->fs.read_denies[0].pos.line == 3);
@@ -330,7 +358,8 @@ passthrough = ["PATH", "TERM", "PATH"]
     CHECK(parsed.policy->env.passthrough[1].value == "TERM");
 }
 
-TEST_CASE("toml: environment variable names are checked") {
+TEST_CASE("toml: environment variable names are checked")
+{
     CHECK(only_error("version = 1\n[env]\npassthrough = [\"MY-VAR\"]\n") ==
           "3:16: error: 'passthrough': 'MY-VAR' is not a valid environment variable name (letters, digits and '_', "
           "not starting with a digit) [env-name]\n");
@@ -346,14 +375,16 @@ TEST_CASE("toml: environment variable names are checked") {
     CHECK(parsed.policy);
 }
 
-TEST_CASE("toml: a syntax error is reported with toml++'s description and position") {
+TEST_CASE("toml: a syntax error is reported with toml++'s description and position")
+{
     CHECK(only_error("version = 1\nx = \"é\" y\n") ==
           "2:9: error: Error while parsing key-value pair: expected a comment or whitespace, saw 'y' [toml-syntax]\n");
     CHECK(only_error("version = 1\n[filesystem]\n[filesystem]\n") ==
           "3:1: error: Error while parsing table header: cannot redefine existing table 'filesystem' [toml-syntax]\n");
 }
 
-TEST_CASE("toml: every error is reported, in the order of the file") {
+TEST_CASE("toml: every error is reported, in the order of the file")
+{
     const Parsed parsed = parse(R"(version = 3
 [filesytem]
 [filesystem]
@@ -374,7 +405,8 @@ set = { "A B" = "1" }
           "4:14: error: 'read_scope' must be \"all\" or \"granted\", not \"some\" [invalid-value]\n"
           "5:16: error: read_denies: '/a/*' contains the glob character '*'; globs are not supported on Linux "
           "(TartarOS has no glob engine): list each path [glob]\n"
-          "5:24: error: 'read_denies' must be an array of paths or { path, type } tables; element 2 is an integer [wrong-type]\n"
+          "5:24: error: 'read_denies' must be an array of paths or { path, type } tables; element 2 is an integer "
+          "[wrong-type]\n"
           "6:15: error: 'materialize' must be a boolean (true or false), not an integer [wrong-type]\n"
           "9:11: error: 'timeout': \"5 s\": no spaces in a duration; durations are like \"90s\", \"5m\", "
           "\"1h30m\", \"250ms\" (units d h m s ms us, largest first) [invalid-duration]\n"
@@ -382,7 +414,8 @@ set = { "A B" = "1" }
           "starting with a digit) [env-name]\n");
 }
 
-TEST_CASE("toml: diagnostics print the parsed text's line with a caret") {
+TEST_CASE("toml: diagnostics print the parsed text's line with a caret")
+{
     Parsed parsed = parse("version = 1\n  [filesytem]\n", "virtual/never-on-disk.toml");
     std::ostringstream out;
     parsed.diags.print(out);
@@ -392,7 +425,8 @@ TEST_CASE("toml: diagnostics print the parsed text's line with a caret") {
           "   ^\n");
 }
 
-TEST_CASE("toml: parse_toml_policy reads a file, and reports a file it cannot read") {
+TEST_CASE("toml: parse_toml_policy reads a file, and reports a file it cannot read")
+{
     std::string dir = (std::filesystem::temp_directory_path() / "tartaros-toml-XXXXXX").string();
     REQUIRE(mkdtemp(dir.data()) != nullptr);
     std::ofstream(dir + "/p.toml") << "version = 1\n[filesystem]\nwritable_roots = ['ws']\n";
@@ -412,14 +446,16 @@ TEST_CASE("toml: parse_toml_policy reads a file, and reports a file it cannot re
     std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("toml: a policy with earlier diagnostics in the same collector still parses") {
+TEST_CASE("toml: a policy with earlier diagnostics in the same collector still parses")
+{
     Diagnostics diags;
     diags.error({"other.toml", 1, 1}, "unrelated", "x");
     HomeGuard home("/home/agent");
     CHECK(parse_toml_policy_text("version = 1\n", kPolicyPath, diags));
 }
 
-TEST_CASE("toml: a deny entry may declare its target a file for materialize") {
+TEST_CASE("toml: a deny entry may declare its target a file for materialize")
+{
     Parsed parsed = parse("version = 1\n[filesystem]\nwritable_roots = [\".\"]\n"
                           "write_denies = [\".git/hooks\", { path = \".git/config\", type = \"file\" },\n"
                           "                { path = \".git/info\", type = \"dir\" }]\n"
@@ -432,12 +468,14 @@ TEST_CASE("toml: a deny entry may declare its target a file for materialize") {
     CHECK(fs.file_targets == std::vector<std::string>{"/w/proj/.git/config", "/w/proj/.env"});
 }
 
-TEST_CASE("toml: malformed deny tables are refused with the key at fault") {
+TEST_CASE("toml: malformed deny tables are refused with the key at fault")
+{
     CHECK(only_error("version = 1\n[filesystem]\nwrite_denies = [{ pth = \"x\", path = \"y\" }]\n") ==
           "3:19: error: unknown key 'pth' in an entry of 'write_denies'; did you mean \"path\"? [unknown-key]\n");
     CHECK(only_error("version = 1\n[filesystem]\nwrite_denies = [{ type = \"file\" }]\n") ==
           "3:17: error: an entry of 'write_denies' needs path = \"...\" [wrong-type]\n");
     CHECK(only_error("version = 1\n[filesystem]\nread_denies = [{ path = \"x\", type = \"socket\" }]\n") ==
           "3:37: error: type must be \"file\" or \"dir\" [invalid-value]\n");
-    CHECK(only_error("version = 1\n[filesystem]\nread_denies = [{ path = \"a*\" }]\n").find("[glob]") != std::string::npos);
+    CHECK(only_error("version = 1\n[filesystem]\nread_denies = [{ path = \"a*\" }]\n").find("[glob]") !=
+          std::string::npos);
 }

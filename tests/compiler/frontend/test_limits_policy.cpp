@@ -99,13 +99,16 @@ TEST_CASE("units: sizes are powers of 1024 with or without iB")
 TEST_CASE("units: ambiguous or malformed sizes are refused with a hint")
 {
     CHECK(refusal(units::parse_size, "2GB") ==
-          "invalid-size: \"2GB\" is ambiguous: GB means a power of 1000 to some tools and of 1024 to others; write \"2G\" or "
+          "invalid-size: \"2GB\" is ambiguous: GB means a power of 1000 to some tools and of 1024 to others; write "
+          "\"2G\" or "
           "\"2GiB\" (powers of 1024), or an integer of bytes");
     CHECK(refusal(units::parse_size, "64kb").find("\"64kb\" is ambiguous") != std::string::npos);
-    CHECK(refusal(units::parse_size, "512") == "invalid-size: \"512\" has no unit; write 512 (bytes, without quotes) or \"512M\"");
-    CHECK(refusal(units::parse_size, "0.3K") ==
-          "invalid-size: \"0.3K\" is not a whole number of bytes; write an integer of bytes or a size that is one, like "
-          "\"1.5G\"");
+    CHECK(refusal(units::parse_size, "512") ==
+          "invalid-size: \"512\" has no unit; write 512 (bytes, without quotes) or \"512M\"");
+    CHECK(
+        refusal(units::parse_size, "0.3K") ==
+        "invalid-size: \"0.3K\" is not a whole number of bytes; write an integer of bytes or a size that is one, like "
+        "\"1.5G\"");
     const std::string hint = "write an integer of bytes or a number with a unit: \"512M\", \"2G\", \"1.5GiB\" "
                              "(K M G T P = KiB MiB GiB TiB PiB, powers of 1024)";
     CHECK(refusal(units::parse_size, "lots") == "invalid-size: \"lots\" is not a size; " + hint);
@@ -137,19 +140,22 @@ TEST_CASE("units: malformed durations are refused with a hint")
     const std::string hint = "durations are like \"90s\", \"5m\", \"1h30m\", \"250ms\" (units d h m s ms us, largest "
                              "first)";
     CHECK(refusal(units::parse_duration_us, "90") == "invalid-duration: \"90\" has no unit; " + hint);
-    CHECK(refusal(units::parse_duration_us, "1h30") == "invalid-duration: \"1h30\": its last number has no unit; " + hint);
+    CHECK(refusal(units::parse_duration_us, "1h30") ==
+          "invalid-duration: \"1h30\": its last number has no unit; " + hint);
     CHECK(refusal(units::parse_duration_us, "30m1h") ==
           "invalid-duration: \"30m1h\": units must come largest first, each once (\"1h30m\", not \"30m1h\")");
     CHECK(refusal(units::parse_duration_us, "1m1m").find("units must come largest first, each once") !=
           std::string::npos);
     CHECK(refusal(units::parse_duration_us, "5M") == "invalid-duration: \"5M\": unknown unit \"M\"; " + hint);
     CHECK(refusal(units::parse_duration_us, "5min") == "invalid-duration: \"5min\": unknown unit \"min\"; " + hint);
-    CHECK(refusal(units::parse_duration_us, "1h 30m") == "invalid-duration: \"1h 30m\": no spaces in a duration; " + hint);
+    CHECK(refusal(units::parse_duration_us, "1h 30m") ==
+          "invalid-duration: \"1h 30m\": no spaces in a duration; " + hint);
     CHECK(refusal(units::parse_duration_us, "-5s") == "invalid-duration: \"-5s\" is negative; " + hint);
     CHECK(refusal(units::parse_duration_us, "soon") == "invalid-duration: \"soon\" is not a duration; " + hint);
     CHECK(refusal(units::parse_duration_us, "0.5us") == "invalid-duration: \"0.5us\" is finer than a microsecond");
     CHECK(refusal(units::parse_duration_us, "") == "invalid-duration: an empty string is not a duration; " + hint);
-    CHECK(refusal(units::parse_duration_us, "999999999d") == "invalid-duration: \"999999999d\" is too long to be a duration");
+    CHECK(refusal(units::parse_duration_us, "999999999d") ==
+          "invalid-duration: \"999999999d\" is too long to be a duration");
 }
 
 TEST_CASE("units: CPU amounts are CPUs or a percentage of one")
@@ -167,7 +173,8 @@ TEST_CASE("units: CPU amounts are CPUs or a percentage of one")
     CHECK(refusal(units::parse_cpu_percent, "50") ==
           "invalid-cpu: \"50\" has no '%'; write \"50%\" (of one CPU) or 50 (CPUs, without quotes)");
     CHECK(refusal(units::parse_cpu_percent, "two") ==
-          "invalid-cpu: \"two\" is not a CPU amount; write a number of CPUs (0.5, 2) or a percentage of one CPU (\"50%\", "
+          "invalid-cpu: \"two\" is not a CPU amount; write a number of CPUs (0.5, 2) or a percentage of one CPU "
+          "(\"50%\", "
           "\"150%\")");
     CHECK(refusal(units::parse_cpu_percent, "-5%").find("\"-5%\" is negative") != std::string::npos);
     CHECK(refusal(units::parse_cpu_percent, "50 %").find("is not a CPU amount") != std::string::npos);
@@ -309,33 +316,42 @@ TEST_CASE("limits: wrong values get a message with a hint at the value")
     CHECK(errors("max_processes = \"64\"\n") ==
           "3:17: error: 'max_processes' must be an integer (1 to 4194304), not a string [wrong-type]\n");
     CHECK(errors("memory_max = 1000\n") ==
-          "3:14: error: 'memory_max': 1000 is below the minimum of \"1M\" (1 MiB): nothing starts in less [limit-range]\n");
+          "3:14: error: 'memory_max': 1000 is below the minimum of \"1M\" (1 MiB): nothing starts in less "
+          "[limit-range]\n");
     CHECK(errors("memory_max = \"2P\"\n") ==
           "3:14: error: 'memory_max': \"2P\" is above the maximum of \"1P\" (1 PiB) [limit-range]\n");
     CHECK(errors("memory_max = \"2GB\"\n") ==
           "3:14: error: 'memory_max': \"2GB\" is ambiguous: GB means a power of 1000 to some tools and of 1024 to "
           "others; write \"2G\" or \"2GiB\" (powers of 1024), or an integer of bytes [invalid-size]\n");
-    CHECK(errors("memory_max = -1\n") == "3:14: error: 'memory_max': -1 is negative; write a size like \"4G\" [invalid-size]\n");
+    CHECK(errors("memory_max = -1\n") ==
+          "3:14: error: 'memory_max': -1 is negative; write a size like \"4G\" [invalid-size]\n");
     CHECK(errors("memory_max = 1.5\n") ==
-          "3:14: error: 'memory_max' must be an integer of bytes or a size string like \"4G\", not a float [wrong-type]\n");
+          "3:14: error: 'memory_max' must be an integer of bytes or a size string like \"4G\", not a float "
+          "[wrong-type]\n");
     CHECK(errors("cpu_max = 0.001\n") ==
           "3:11: error: 'cpu_max': 0.001 is below the minimum of 0.01 CPU (\"1%\": a quota of 1000 us per 100000 us); "
           "leave it out for no limit [limit-range]\n");
-    CHECK(errors("cpu_max = 5000\n") == "3:11: error: 'cpu_max': 5000 is above the maximum of 4096 CPUs [limit-range]\n");
+    CHECK(errors("cpu_max = 5000\n") ==
+          "3:11: error: 'cpu_max': 5000 is above the maximum of 4096 CPUs [limit-range]\n");
     CHECK(errors("cpu_max = \"50\"\n") ==
-          "3:11: error: 'cpu_max': \"50\" has no '%'; write \"50%\" (of one CPU) or 50 (CPUs, without quotes) [invalid-cpu]\n");
+          "3:11: error: 'cpu_max': \"50\" has no '%'; write \"50%\" (of one CPU) or 50 (CPUs, without quotes) "
+          "[invalid-cpu]\n");
     CHECK(errors("cpu_max = true\n") ==
           "3:11: error: 'cpu_max' must be a number of CPUs (0.5, 2) or a percentage of one CPU (\"50%\"), not a "
           "boolean [wrong-type]\n");
-    CHECK(errors("timeout = 0\n") == "3:11: error: 'timeout': 0 is no time at all; write a duration like \"30m\", or "
-                                     "leave 'timeout' out for none [limit-range]\n");
-    CHECK(errors("timeout = \"367d\"\n") == "3:11: error: 'timeout': \"367d\" is above the maximum of \"366d\" [limit-range]\n");
-    CHECK(errors("timeout = \"1500us\"\n") == "3:11: error: 'timeout': \"1500us\" is finer than a millisecond; write "
-                                              "whole milliseconds (\"1500ms\") [invalid-duration]\n");
+    CHECK(errors("timeout = 0\n") ==
+          "3:11: error: 'timeout': 0 is no time at all; write a duration like \"30m\", or "
+          "leave 'timeout' out for none [limit-range]\n");
+    CHECK(errors("timeout = \"367d\"\n") ==
+          "3:11: error: 'timeout': \"367d\" is above the maximum of \"366d\" [limit-range]\n");
+    CHECK(errors("timeout = \"1500us\"\n") ==
+          "3:11: error: 'timeout': \"1500us\" is finer than a millisecond; write "
+          "whole milliseconds (\"1500ms\") [invalid-duration]\n");
     CHECK(errors("timeout = -5\n") ==
           "3:11: error: 'timeout': -5 is negative; write a duration like \"90s\" or \"30m\" [invalid-duration]\n");
-    CHECK(errors("timeout = 1.5\n") == "3:11: error: 'timeout' must be an integer of seconds or a duration string like "
-                                       "\"90s\" or \"1h30m\", not a float [wrong-type]\n");
+    CHECK(errors("timeout = 1.5\n") ==
+          "3:11: error: 'timeout' must be an integer of seconds or a duration string like "
+          "\"90s\" or \"1h30m\", not a float [wrong-type]\n");
     CHECK(errors("timeout = 60\ntimeout_grace = 0\n") ==
           "4:17: error: 'timeout_grace': 0 leaves no time between SIGTERM and SIGKILL; write at least \"1ms\" "
           "[limit-range]\n");
@@ -378,9 +394,9 @@ TEST_CASE("limits: rlimits as a sub-table and their integer units")
     const ProcessPolicy p = process("[process.rlimits]\ncpu = 30\nrttime = 500\nmsgqueue = 819200\n"
                                     "nproc = { soft = 100, hard = \"unlimited\" }\n");
     REQUIRE(p.rlimits.size() == 4);
-    CHECK(p.rlimits[0].soft == 30);       // seconds
-    CHECK(p.rlimits[1].soft == 500);      // microseconds
-    CHECK(p.rlimits[2].soft == 819200);   // bytes
+    CHECK(p.rlimits[0].soft == 30);      // seconds
+    CHECK(p.rlimits[1].soft == 500);     // microseconds
+    CHECK(p.rlimits[2].soft == 819200);  // bytes
     CHECK(p.rlimits[3].soft == 100);
     CHECK(p.rlimits[3].hard == kRlimUnlimited);
     CHECK(p.rlimits[0].pos.line == 4);
@@ -402,7 +418,8 @@ TEST_CASE("limits: wrong rlimits get a message with a hint")
     CHECK(errors("rlimits = { nofile = { soft = \"unlimited\", hard = 1024 } }\n").find("[rlimit-order]") !=
           std::string::npos);
     CHECK(errors("rlimits = { nofile = { soft = 1 } }\n") ==
-          "3:22: error: 'nofile' needs both soft and hard in a table; a single value (nofile = ...) sets both [wrong-type]\n");
+          "3:22: error: 'nofile' needs both soft and hard in a table; a single value (nofile = ...) sets both "
+          "[wrong-type]\n");
     CHECK(errors("rlimits = { nofile = { soft = 1, hard = 2, hrad = 3 } }\n") ==
           "3:44: error: unknown key 'hrad' in 'nofile'; it takes soft and hard; did you mean 'hard'? [unknown-key]\n");
     CHECK(errors("rlimits = { nofile = \"1k\" }\n") ==
@@ -427,7 +444,8 @@ TEST_CASE("limits: wrong rlimits get a message with a hint")
           "3:31: error: 'nofile' soft limit must be an integer, \"unlimited\" or { soft = ..., hard = ... }, not a "
           "float [wrong-type]\n");
     CHECK(errors("rlimits = [1]\n") ==
-          "3:11: error: 'rlimits' must be a table of resources, like { nofile = 1024, core = 0 }, not an array [wrong-type]\n");
+          "3:11: error: 'rlimits' must be a table of resources, like { nofile = 1024, core = 0 }, not an array "
+          "[wrong-type]\n");
 }
 
 TEST_CASE("limits: unknown [process] keys get a did you mean")

@@ -16,14 +16,16 @@ namespace {
 constexpr const char *kPolicyPath = "/w/proj/policy.toml";
 
 // `body` is the content of the [network] table.
-Parsed parse_network(const std::string &body) {
+Parsed parse_network(const std::string &body)
+{
     Parsed parsed;
     parsed.policy = parse_toml_policy_text("version = 1\n[network]\n" + body, kPolicyPath, parsed.diags);
     return parsed;
 }
 
 // The one diagnostic of a [network] table that must fail with exactly one error.
-std::string only_error(const std::string &body) {
+std::string only_error(const std::string &body)
+{
     Parsed parsed = parse_network(body);
     CHECK_FALSE(parsed.policy);
     CHECK(parsed.diags.all().size() == 1);
@@ -31,42 +33,50 @@ std::string only_error(const std::string &body) {
 }
 
 // The rule id of the one error `allow_domains = [raw]` gets (TOML basic-string escapes apply).
-std::string domain_rule(const std::string &raw) {
+std::string domain_rule(const std::string &raw)
+{
     Parsed parsed = parse_network("allow_domains = [\"" + raw + "\"]\n");
     CHECK_FALSE(parsed.policy);
     REQUIRE(parsed.diags.all().size() == 1);
     return parsed.diags.all().front().rule_id;
 }
 
-std::vector<std::string> values(const std::vector<Located<std::string>> &list) {
+std::vector<std::string> values(const std::vector<Located<std::string>> &list)
+{
     std::vector<std::string> out;
-    for (const auto &item : list) out.push_back(item.value);
+    for (const auto &item : list)
+        out.push_back(item.value);
     return out;
 }
 
-std::vector<uint16_t> values(const std::vector<Located<uint16_t>> &list) {
+std::vector<uint16_t> values(const std::vector<Located<uint16_t>> &list)
+{
     std::vector<uint16_t> out;
-    for (const auto &item : list) out.push_back(item.value);
+    for (const auto &item : list)
+        out.push_back(item.value);
     return out;
 }
 
-void check_at(const SourcePos &pos, uint32_t line, uint32_t col) {
+void check_at(const SourcePos &pos, uint32_t line, uint32_t col)
+{
     CHECK(pos.file == kPolicyPath);
     CHECK(pos.line == line);
     CHECK(pos.col == col);
 }
 
-void require_system_list() {
+void require_system_list()
+{
     INFO("the publicsuffix package (scripts/install-deps) provides " << kPublicSuffixListPath);
     REQUIRE_FALSE(PublicSuffixList::system().empty());
 }
 
 }  // namespace
 
-TEST_CASE("network: domains are normalised and keep their positions") {
-    const Parsed parsed = parse_network(
-        "allow_domains = [\"GitHub.COM.\", \"*.Example.com\", \"192.0.2.7\", \"2001:DB8::0:1\"]\n"
-        "deny_domains = [\"Gist.GitHub.com\"]\n");
+TEST_CASE("network: domains are normalised and keep their positions")
+{
+    const Parsed parsed =
+        parse_network("allow_domains = [\"GitHub.COM.\", \"*.Example.com\", \"192.0.2.7\", \"2001:DB8::0:1\"]\n"
+                      "deny_domains = [\"Gist.GitHub.com\"]\n");
     REQUIRE(parsed.policy);
     CHECK(parsed.diags.all().empty());
     const NetworkPolicy &net = parsed.policy->network;
@@ -78,7 +88,8 @@ TEST_CASE("network: domains are normalised and keep their positions") {
     check_at(net.deny_domains[0].pos, 4, 17);
 }
 
-TEST_CASE("network: a URL or host with a port is refused") {
+TEST_CASE("network: a URL or host with a port is refused")
+{
     CHECK(only_error("allow_domains = [\"https://github.com\"]\n") ==
           "3:18: error: 'allow_domains': 'https://github.com' is a URL: write the host name alone, 'github.com' "
           "[domain-syntax]\n");
@@ -97,7 +108,8 @@ TEST_CASE("network: a URL or host with a port is refused") {
     CHECK(domain_rule("ftp://x y") == "domain-syntax");
 }
 
-TEST_CASE("network: a wildcard anywhere but a leading star-dot is refused") {
+TEST_CASE("network: a wildcard anywhere but a leading star-dot is refused")
+{
     CHECK(only_error("allow_domains = [\"a.*.com\"]\n") ==
           "3:18: error: 'allow_domains': 'a.*.com': '*' is only allowed as a leading '*.', as in '*.example.com' "
           "[domain-syntax]\n");
@@ -109,7 +121,8 @@ TEST_CASE("network: a wildcard anywhere but a leading star-dot is refused") {
           "3:17: error: 'deny_domains': '*' would allow every host: list the domains themselves [domain-too-broad]\n");
 }
 
-TEST_CASE("network: empty and malformed domains are refused") {
+TEST_CASE("network: empty and malformed domains are refused")
+{
     CHECK(only_error("allow_domains = [\"\"]\n") ==
           "3:18: error: 'allow_domains': an empty string is not a domain [domain-syntax]\n");
     CHECK(only_error("allow_domains = [\"exa mple.com\"]\n") ==
@@ -121,14 +134,16 @@ TEST_CASE("network: empty and malformed domains are refused") {
     }
 }
 
-TEST_CASE("network: a wildcard over a single label is refused") {
+TEST_CASE("network: a wildcard over a single label is refused")
+{
     CHECK(only_error("allow_domains = [\"*.com\"]\n") ==
           "3:18: error: 'allow_domains': '*.com' is too broad: it matches every name in the top-level domain 'com' "
           "[domain-too-broad]\n");
     CHECK(domain_rule("*.Internal.") == "domain-too-broad");
 }
 
-TEST_CASE("network: a wildcard over a public suffix is refused") {
+TEST_CASE("network: a wildcard over a public suffix is refused")
+{
     require_system_list();
     CHECK(only_error("allow_domains = [\"*.co.uk\"]\n") ==
           "3:18: error: 'allow_domains': '*.co.uk' is too broad: it matches every name anyone registers under the "
@@ -140,16 +155,18 @@ TEST_CASE("network: a wildcard over a public suffix is refused") {
     CHECK(domain_rule("*.anything.ck") == "domain-too-broad");
 }
 
-TEST_CASE("network: a wildcard above public suffixes is refused") {
+TEST_CASE("network: a wildcard above public suffixes is refused")
+{
     require_system_list();
-    CHECK(only_error("allow_domains = [\"*.amazonaws.com\"]\n").find(
-              "'*.amazonaws.com' is too broad: it also matches every name anyone registers under the public suffix") !=
-          std::string::npos);
+    CHECK(only_error("allow_domains = [\"*.amazonaws.com\"]\n")
+              .find("'*.amazonaws.com' is too broad: it also matches every name anyone registers under the public "
+                    "suffix") != std::string::npos);
     // "*.kawasaki.jp": every name directly under kawasaki.jp is a public suffix.
     CHECK(domain_rule("*.kawasaki.jp") == "domain-too-broad");
 }
 
-TEST_CASE("network: wildcards over registrable names are accepted") {
+TEST_CASE("network: wildcards over registrable names are accepted")
+{
     require_system_list();
     const Parsed parsed = parse_network(
         "allow_domains = [\"*.githubusercontent.com\", \"*.example.com\", \"*.example.co.uk\", \"*.www.ck\"]\n");
@@ -159,14 +176,16 @@ TEST_CASE("network: wildcards over registrable names are accepted") {
           std::vector<std::string>{"*.githubusercontent.com", "*.example.com", "*.example.co.uk", "*.www.ck"});
 }
 
-TEST_CASE("network: exact names that are public suffixes are accepted") {
+TEST_CASE("network: exact names that are public suffixes are accepted")
+{
     require_system_list();
     const Parsed parsed = parse_network("allow_domains = [\"github.io\", \"co.uk\", \"localhost\"]\n");
     REQUIRE(parsed.policy);
     CHECK(values(parsed.policy->network.allow_domains) == std::vector<std::string>{"github.io", "co.uk", "localhost"});
 }
 
-TEST_CASE("network: a duplicate domain is a warning and the later copy is dropped") {
+TEST_CASE("network: a duplicate domain is a warning and the later copy is dropped")
+{
     const Parsed parsed = parse_network("allow_domains = [\"github.com\", \"GitHub.com.\", \"*.example.com\"]\n");
     REQUIRE(parsed.policy);
     CHECK(summary(parsed.diags) ==
@@ -175,7 +194,8 @@ TEST_CASE("network: a duplicate domain is a warning and the later copy is droppe
     CHECK(values(parsed.policy->network.allow_domains) == std::vector<std::string>{"github.com", "*.example.com"});
 }
 
-TEST_CASE("network: a name in both allow and deny lists is not diagnosed") {
+TEST_CASE("network: a name in both allow and deny lists is not diagnosed")
+{
     const Parsed parsed = parse_network(
         "allow_domains = [\"*.example.com\", \"github.com\"]\ndeny_domains = [\"github.com\", \"unrelated.org\"]\n");
     REQUIRE(parsed.policy);
@@ -183,14 +203,16 @@ TEST_CASE("network: a name in both allow and deny lists is not diagnosed") {
     CHECK(values(parsed.policy->network.deny_domains) == std::vector<std::string>{"github.com", "unrelated.org"});
 }
 
-TEST_CASE("network: domain lists must be arrays of strings") {
+TEST_CASE("network: domain lists must be arrays of strings")
+{
     CHECK(only_error("allow_domains = \"github.com\"\n") ==
           "3:17: error: 'allow_domains' must be an array of strings, not a string [wrong-type]\n");
     CHECK(only_error("deny_domains = [\"a.com\", 7]\n") ==
           "3:26: error: 'deny_domains' must be an array of strings; element 2 is an integer [wrong-type]\n");
 }
 
-TEST_CASE("public suffix list: plain wildcard and exception rules") {
+TEST_CASE("public suffix list: plain wildcard and exception rules")
+{
     const PublicSuffixList list = PublicSuffixList::parse(
         "// comment line\n\nuk\nco.uk\n*.ck\n!www.ck\nwww.ck.example\n*.city.jp   trailing words\r\n");
     CHECK_FALSE(list.empty());
@@ -211,7 +233,8 @@ TEST_CASE("public suffix list: plain wildcard and exception rules") {
     CHECK(list.suffix_below("co.uk").empty());
 }
 
-TEST_CASE("public suffix list: IDN rules are matched in their ASCII form") {
+TEST_CASE("public suffix list: IDN rules are matched in their ASCII form")
+{
     CHECK(idn_label_to_ascii("bücher") == "xn--bcher-kva");
     CHECK(idn_label_to_ascii("münchen") == "xn--mnchen-3ya");
     CHECK(idn_label_to_ascii("中国") == "xn--fiqs8s");
@@ -226,7 +249,8 @@ TEST_CASE("public suffix list: IDN rules are matched in their ASCII form") {
     CHECK(err.rule_id == "domain-too-broad");
 }
 
-TEST_CASE("public suffix list: without the file only the single-label rule applies") {
+TEST_CASE("public suffix list: without the file only the single-label rule applies")
+{
     const PublicSuffixList list = PublicSuffixList::load("/nonexistent/public_suffix_list.dat");
     CHECK(list.empty());
     DomainError err;
@@ -235,7 +259,8 @@ TEST_CASE("public suffix list: without the file only the single-label rule appli
     CHECK(err.rule_id == "domain-too-broad");
 }
 
-TEST_CASE("network: ports are read with their positions") {
+TEST_CASE("network: ports are read with their positions")
+{
     const Parsed parsed = parse_network(
         "local_ports = [5432, 6379]\nexpose_ports = [3000]\ndomain_ports = [443, 8443]\nproxy_port = 8888\n");
     REQUIRE(parsed.policy);
@@ -250,7 +275,8 @@ TEST_CASE("network: ports are read with their positions") {
     check_at(net.proxy_port.pos, 6, 14);
 }
 
-TEST_CASE("network: defaults when the keys are absent or empty") {
+TEST_CASE("network: defaults when the keys are absent or empty")
+{
     Parsed parsed = parse_network("domain_ports = []\n");
     REQUIRE(parsed.policy);
     CHECK(parsed.policy->network.domain_ports.empty());
@@ -265,7 +291,8 @@ TEST_CASE("network: defaults when the keys are absent or empty") {
     CHECK(net.hosts.empty());
 }
 
-TEST_CASE("network: out-of-range and non-integer ports are refused") {
+TEST_CASE("network: out-of-range and non-integer ports are refused")
+{
     CHECK(only_error("local_ports = [0]\n") ==
           "3:16: error: 'local_ports': 0 is not a port number (1 to 65535) [invalid-port]\n");
     CHECK(only_error("expose_ports = [70000]\n") ==
@@ -282,7 +309,8 @@ TEST_CASE("network: out-of-range and non-integer ports are refused") {
           "3:17: error: 'domain_ports': -443 is not a port number (1 to 65535) [invalid-port]\n");
 }
 
-TEST_CASE("network: a duplicate port is a warning and the later copy is dropped") {
+TEST_CASE("network: a duplicate port is a warning and the later copy is dropped")
+{
     const Parsed parsed = parse_network("local_ports = [5432,\n  5432]\n");
     REQUIRE(parsed.policy);
     CHECK(summary(parsed.diags) ==
@@ -290,7 +318,8 @@ TEST_CASE("network: a duplicate port is a warning and the later copy is dropped"
     CHECK(values(parsed.policy->network.local_ports) == std::vector<uint16_t>{5432});
 }
 
-TEST_CASE("network: a port both local and exposed is refused") {
+TEST_CASE("network: a port both local and exposed is refused")
+{
     CHECK(only_error("local_ports = [5432, 8080]\nexpose_ports = [8080]\n") ==
           "4:17: error: port 8080 is in both 'expose_ports' and 'local_ports' (line 3): a port is relayed either out "
           "of the sandbox or into it, not both [port-conflict]\n");
@@ -299,7 +328,8 @@ TEST_CASE("network: a port both local and exposed is refused") {
           "of the sandbox or into it, not both [port-conflict]\n");
 }
 
-TEST_CASE("network: a port equal to proxy_port is refused") {
+TEST_CASE("network: a port equal to proxy_port is refused")
+{
     CHECK(only_error("local_ports = [3128]\n") ==
           "3:16: error: port 3128 in 'local_ports' is the proxy's own port inside the sandbox (the default "
           "'proxy_port') [port-conflict]\n");
@@ -311,7 +341,8 @@ TEST_CASE("network: a port equal to proxy_port is refused") {
     CHECK(moved.diags.all().empty());
 }
 
-TEST_CASE("network: hosts are normalised and their addresses canonicalised") {
+TEST_CASE("network: hosts are normalised and their addresses canonicalised")
+{
     const Parsed parsed = parse_network("hosts = { \"DB.Internal.\" = \"10.0.0.5\", \"v6.internal\" = \"::0:1\" }\n");
     REQUIRE(parsed.policy);
     CHECK(parsed.diags.all().empty());
@@ -325,7 +356,8 @@ TEST_CASE("network: hosts are normalised and their addresses canonicalised") {
     check_at(hosts[0].second.pos, 3, 28);
 }
 
-TEST_CASE("network: a hosts entry with a bad address is refused") {
+TEST_CASE("network: a hosts entry with a bad address is refused")
+{
     CHECK(only_error("hosts = { \"db.internal\" = \"10.0.0.256\" }\n") ==
           "3:27: error: 'hosts': the address of 'db.internal', '10.0.0.256', is not an IPv4 or IPv6 address (IPv6 is "
           "written without brackets) [host-address]\n");
@@ -340,7 +372,8 @@ TEST_CASE("network: a hosts entry with a bad address is refused") {
           "3:27: error: 'db.internal' must be a string (an IPv4 or IPv6 address), not an integer [wrong-type]\n");
 }
 
-TEST_CASE("network: a hosts name that is an IP literal or invalid is refused") {
+TEST_CASE("network: a hosts name that is an IP literal or invalid is refused")
+{
     CHECK(only_error("hosts = { \"10.0.0.5\" = \"10.0.0.6\" }\n") ==
           "3:11: error: 'hosts': '10.0.0.5' is an IP literal: only a host name can be given an address "
           "[domain-syntax]\n");
@@ -353,7 +386,8 @@ TEST_CASE("network: a hosts name that is an IP literal or invalid is refused") {
           "not an array [wrong-type]\n");
 }
 
-TEST_CASE("network: a host pinned twice is a warning and the later copy is dropped") {
+TEST_CASE("network: a host pinned twice is a warning and the later copy is dropped")
+{
     const Parsed parsed = parse_network("hosts = { \"db.internal\" = \"10.0.0.5\", \"DB.internal\" = \"10.0.0.6\" }\n");
     REQUIRE(parsed.policy);
     CHECK(summary(parsed.diags) ==

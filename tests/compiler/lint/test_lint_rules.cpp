@@ -27,13 +27,15 @@ namespace {
 // A directory of its own under the build tree (not /tmp, which policies hide), removed after.
 struct TempDir {
     std::string path;
-    TempDir() {
+    TempDir()
+    {
         std::string pattern = std::string(TARTAROS_BINARY_DIR) + "/lint-rules-XXXXXX";
         REQUIRE(mkdtemp(pattern.data()) != nullptr);
         path = std::filesystem::canonical(pattern).string();  // messages name real paths
     }
     ~TempDir() { std::filesystem::remove_all(path); }
-    std::string write(const std::string &name, const std::string &content) const {
+    std::string write(const std::string &name, const std::string &content) const
+    {
         const std::string file = path + "/" + name;
         std::ofstream(file, std::ios::binary) << content;
         return file;
@@ -42,7 +44,8 @@ struct TempDir {
 
 // The front-end, then the lint rules, on `text` as the policy file `file`. Every diagnostic
 // must carry a registered rule id with the registry's severity.
-Diagnostics lint(const std::string &text, const std::string &file = "/opt/project/agent.toml") {
+Diagnostics lint(const std::string &text, const std::string &file = "/opt/project/agent.toml")
+{
     Diagnostics diags;
     const std::optional<Policy> policy = parse_toml_policy_text(text, file, diags);
     lint_policy_rules(text, file, policy ? &*policy : nullptr, diags);
@@ -56,7 +59,8 @@ Diagnostics lint(const std::string &text, const std::string &file = "/opt/projec
 }
 
 // "line:col message" of each diagnostic with rule id `id`.
-std::vector<std::string> found(const Diagnostics &diags, const std::string &id) {
+std::vector<std::string> found(const Diagnostics &diags, const std::string &id)
+{
     std::vector<std::string> out;
     for (const Diagnostic &d : diags.all())
         if (d.rule_id == id)
@@ -64,13 +68,21 @@ std::vector<std::string> found(const Diagnostics &diags, const std::string &id) 
     return out;
 }
 
-size_t count(const Diagnostics &diags, const std::string &id) { return found(diags, id).size(); }
+size_t count(const Diagnostics &diags, const std::string &id)
+{
+    return found(diags, id).size();
+}
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
-std::vector<std::string> kinds_in(const std::string &text) {
+std::vector<std::string> kinds_in(const std::string &text)
+{
     std::vector<std::string> out;
-    for (const SecretMatch &m : find_secrets_in_text(text)) out.push_back(m.what);
+    for (const SecretMatch &m : find_secrets_in_text(text))
+        out.push_back(m.what);
     return out;
 }
 
@@ -78,7 +90,8 @@ std::vector<std::string> kinds_in(const std::string &text) {
 
 // --- the secret detector ----------------------------------------------------------------------
 
-TEST_CASE("secrets: token formats are found and named") {
+TEST_CASE("secrets: token formats are found and named")
+{
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"ghp_0000EXAMPLE0000EXAMPLE0000EXAMPLE0000", "a GitHub token"},
         {"gho_16C7e42F292c6912E7710c838347Ae178B4a", "a GitHub OAuth token"},
@@ -105,7 +118,8 @@ TEST_CASE("secrets: token formats are found and named") {
     }
 }
 
-TEST_CASE("secrets: JWTs and private keys and passwords in URLs") {
+TEST_CASE("secrets: JWTs and private keys and passwords in URLs")
+{
     const std::string jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6ImFnZW50In0."
                             "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
     CHECK(kinds_in("token = \"" + jwt + "\"") == std::vector<std::string>{"a JSON Web Token"});
@@ -120,7 +134,8 @@ TEST_CASE("secrets: JWTs and private keys and passwords in URLs") {
     CHECK(url.substr(matches[0].offset, 6) == "s3cret");
 }
 
-TEST_CASE("secrets: URLs without a password are not secrets") {
+TEST_CASE("secrets: URLs without a password are not secrets")
+{
     CHECK(kinds_in("\"https://github.com/org/repo\"").empty());
     CHECK(kinds_in("\"ssh://git@github.com/org/repo\"").empty());
     CHECK(kinds_in("\"http://127.0.0.1:3128\"").empty());
@@ -130,7 +145,8 @@ TEST_CASE("secrets: URLs without a password are not secrets") {
     CHECK(kinds_in("\"https://host:8080/a@b\"").empty());
 }
 
-TEST_CASE("secrets: long random strings are found") {
+TEST_CASE("secrets: long random strings are found")
+{
     for (const std::string random :
          {"u8jzPde0IgxLd6GncfBAepfJ", "Bd0Kh8oOOL8dKLzdocJ2isAjIhKtJ0Rl", "gLKOmxgJTeKdNnFRIBXuDL7DxtpYlSXpfKtHF4vU",
           "CsMehGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rESQedUStPKR0CsTy4Qwb8DwkNh",
@@ -141,7 +157,8 @@ TEST_CASE("secrets: long random strings are found") {
     }
 }
 
-TEST_CASE("secrets: paths and domains and identifiers and digests are not secrets") {
+TEST_CASE("secrets: paths and domains and identifiers and digests are not secrets")
+{
     for (const std::string text : {"/usr/lib/jvm/java-17-openjdk-amd64/bin",
                                    "~/Library/Caches/JetBrains/IntelliJIdea2023.2",
                                    "/home/User1/Projects/MyApp2024/Build/Debug/Win64",
@@ -174,7 +191,8 @@ TEST_CASE("secrets: paths and domains and identifiers and digests are not secret
     }
 }
 
-TEST_CASE("secrets: the examples and the lint docs and corpus hold none outside their secret sections") {
+TEST_CASE("secrets: the examples and the lint docs and corpus hold none outside their secret sections")
+{
     const std::string root = TARTAROS_SOURCE_DIR;
     std::vector<std::string> files = {root + "/examples/agent.toml", root + "/examples/strict.toml"};
     for (const auto &entry : std::filesystem::directory_iterator(root + "/tests/compiler/golden/lint"))
@@ -198,7 +216,8 @@ TEST_CASE("secrets: the examples and the lint docs and corpus hold none outside 
     }
 }
 
-TEST_CASE("secrets: key names that say they hold a secret") {
+TEST_CASE("secrets: key names that say they hold a secret")
+{
     for (const char *name : {"password", "DB_PASSWORD", "PGPASSWORD", "api_key", "apiKey", "GITHUB_TOKEN", "HF_TOKEN",
                              "client_secret", "AWS_SECRET_ACCESS_KEY", "private-key", "authToken", "passphrase"})
         CHECK_MESSAGE(names_a_secret(name), name);
@@ -218,7 +237,8 @@ TEST_CASE("secrets: key names that say they hold a secret") {
 
 // --- secret-in-policy --------------------------------------------------------------------------
 
-TEST_CASE("secret-in-policy: values and unknown keys and comments and columns after UTF-8") {
+TEST_CASE("secret-in-policy: values and unknown keys and comments and columns after UTF-8")
+{
     const Diagnostics diags = lint("version = 1\n"
                                    "# clé: AKIAIOSFODNN7EXAMPLE\n"
                                    "password = \"hunter2hunter2\"\n"
@@ -236,7 +256,8 @@ TEST_CASE("secret-in-policy: values and unknown keys and comments and columns af
     CHECK(count(diags, "unknown-key") == 1);
 }
 
-TEST_CASE("secret-in-policy: a file that is not TOML is still searched") {
+TEST_CASE("secret-in-policy: a file that is not TOML is still searched")
+{
     const Diagnostics diags = lint("version = 1\n[env\nset = { T = \"ghp_0000EXAMPLE0000EXAMPLE0000EXAMPLE0000\" }\n");
     CHECK(count(diags, "toml-syntax") == 1);
     const std::vector<std::string> secrets = found(diags, "secret-in-policy");
@@ -245,7 +266,8 @@ TEST_CASE("secret-in-policy: a file that is not TOML is still searched") {
     CHECK(diags.all().size() == 2);
 }
 
-TEST_CASE("secret-in-policy: references and ordinary settings are not secrets") {
+TEST_CASE("secret-in-policy: references and ordinary settings are not secrets")
+{
     const Diagnostics diags = lint("version = 1\n[env]\npassthrough = [\"PATH\", \"GITHUB_TOKEN\"]\n"
                                    "set = { GH_TOKEN_FILE = \"/run/secrets/gh\", TOKENIZERS_PARALLELISM = \"false\","
                                    " API_KEY = \"$API_KEY\" }\n");
@@ -254,7 +276,8 @@ TEST_CASE("secret-in-policy: references and ordinary settings are not secrets") 
 
 // --- path rules ---------------------------------------------------------------------------------
 
-TEST_CASE("path-leaves-policy-dir: only relative paths that end outside the policy's directory") {
+TEST_CASE("path-leaves-policy-dir: only relative paths that end outside the policy's directory")
+{
     HomeGuard home("/home/lint");
     const Diagnostics diags = lint("version = 1\n[filesystem]\n"
                                    "writable_roots = [\".\", \"../shared\", \"a/../b\", \"~/..\", \"/srv\"]\n"
@@ -266,7 +289,8 @@ TEST_CASE("path-leaves-policy-dir: only relative paths that end outside the poli
     CHECK(leaves[1].starts_with("4:26 write_denies: '../../etc' leaves"));
 }
 
-TEST_CASE("path-allowed-and-denied: the same path allowed and denied") {
+TEST_CASE("path-allowed-and-denied: the same path allowed and denied")
+{
     HomeGuard home("/home/lint");
     const Diagnostics diags = lint("version = 1\n[filesystem]\n"
                                    "read_allows = [\"~/.config\", \"/etc/ssl\"]\n"
@@ -275,8 +299,9 @@ TEST_CASE("path-allowed-and-denied: the same path allowed and denied") {
                                    "write_denies = [\"dist\", \"/etc/ssl\"]\n");
     const std::vector<std::string> clashes = found(diags, "path-allowed-and-denied");
     REQUIRE(clashes.size() == 3);
-    CHECK(clashes[0] == "3:16 read_allows: '/home/lint/.config' is also in read_denies (line 4): at the same path "
-                        "the deny wins, so the allow does nothing; remove one of the two");
+    CHECK(clashes[0] ==
+          "3:16 read_allows: '/home/lint/.config' is also in read_denies (line 4): at the same path "
+          "the deny wins, so the allow does nothing; remove one of the two");
     CHECK(contains(clashes[1], "writable_roots: '/opt/project/dist' is also in write_denies (line 6)"));
     CHECK(contains(clashes[1], "so this writable root is read-only"));
     CHECK(contains(clashes[2], "'/srv/hidden' is also in read_denies (line 4)"));
@@ -284,30 +309,36 @@ TEST_CASE("path-allowed-and-denied: the same path allowed and denied") {
     CHECK(count(diags, "allow-no-effect") == 1);  // /etc/ssl under "all": readable already, read-only by the deny
 }
 
-TEST_CASE("allow-no-effect: allows that grant nothing new") {
+TEST_CASE("allow-no-effect: allows that grant nothing new")
+{
     HomeGuard home("/home/lint");
-    SUBCASE("read_scope all") {
+    SUBCASE("read_scope all")
+    {
         const Diagnostics diags =
             lint("version = 1\n[filesystem]\n"
                  "read_denies = [\"~/.ssh\"]\n"
                  "read_allows = [\"~/.cargo\", \"~/.ssh/config\", \"/run/postgresql\", \"/tmp/x\"]\n");
         const std::vector<std::string> none = found(diags, "allow-no-effect");
         REQUIRE(none.size() == 2);  // the host's /tmp is part of "all"; /run is hidden unless named
-        CHECK(none[0] == "4:16 read_allows: '/home/lint/.cargo' does nothing: read_scope = \"all\" makes every path "
-                         "readable, and read_allows only re-opens a path inside a read deny; remove it");
+        CHECK(none[0] ==
+              "4:16 read_allows: '/home/lint/.cargo' does nothing: read_scope = \"all\" makes every path "
+              "readable, and read_allows only re-opens a path inside a read deny; remove it");
         CHECK(contains(none[1], "read_allows: '/tmp/x' does nothing: read_scope = \"all\" makes every path readable"));
     }
-    SUBCASE("read_scope granted") {
+    SUBCASE("read_scope granted")
+    {
         const Diagnostics diags = lint("version = 1\n[filesystem]\nread_scope = \"granted\"\n"
                                        "read_allows = [\"/usr/share\", \"~/.cargo\", \"/opt/project/src\"]\n"
                                        "writable_roots = [\".\"]\n");
         const std::vector<std::string> none = found(diags, "allow-no-effect");
         REQUIRE(none.size() == 2);
         CHECK(contains(none[0], "'/usr/share' does nothing: read_scope = \"granted\" already grants /usr"));
-        CHECK(contains(none[1], "'/opt/project/src' does nothing: it is already writable in the writable root "
-                                "'/opt/project' (line 5)"));
+        CHECK(contains(none[1],
+                       "'/opt/project/src' does nothing: it is already writable in the writable root "
+                       "'/opt/project' (line 5)"));
     }
-    SUBCASE("writable roots") {
+    SUBCASE("writable roots")
+    {
         const Diagnostics diags = lint("version = 1\n[filesystem]\nprivate_tmp = true\n"
                                        "writable_roots = [\".\", \"src\", \"out/keep\", \"/tmp/work\"]\n"
                                        "write_denies = [\"out\"]\n");
@@ -315,20 +346,23 @@ TEST_CASE("allow-no-effect: allows that grant nothing new") {
         REQUIRE(none.size() == 1);  // out/keep re-opens a write deny; /tmp/work binds the host's into the private /tmp
         CHECK(contains(none[0], "4:24 writable_roots: '/opt/project/src' does nothing"));
     }
-    SUBCASE("a read allow under a write deny") {
+    SUBCASE("a read allow under a write deny")
+    {
         const Diagnostics diags = lint("version = 1\n[filesystem]\nwritable_roots = [\".\"]\n"
                                        "write_denies = [\"vendor\"]\nread_allows = [\"vendor/lib\"]\n");
         CHECK(found(diags, "allow-no-effect") ==
               std::vector<std::string>{"5:16 read_allows: '/opt/project/vendor/lib' does nothing: it is already "
                                        "readable in the writable root '/opt/project' (line 3); remove it"});
     }
-    SUBCASE("a read allow in the private /tmp binds the host's path in") {
+    SUBCASE("a read allow in the private /tmp binds the host's path in")
+    {
         const Diagnostics diags = lint("version = 1\n[filesystem]\nprivate_tmp = true\nread_allows = [\"/tmp/x\"]\n");
         CHECK(found(diags, "allow-no-effect").empty());
     }
 }
 
-TEST_CASE("writable-root-too-broad: the root directory and the home directory") {
+TEST_CASE("writable-root-too-broad: the root directory and the home directory")
+{
     {
         HomeGuard home("/home/lint");
         const Diagnostics diags = lint("version = 1\n[filesystem]\nwritable_roots = [\"/\", \"~\", \"/home\", "
@@ -347,7 +381,8 @@ TEST_CASE("writable-root-too-broad: the root directory and the home directory") 
     }
 }
 
-TEST_CASE("shell-paths-denied: a deny that hides what a shell needs") {
+TEST_CASE("shell-paths-denied: a deny that hides what a shell needs")
+{
     const Diagnostics granted = lint("version = 1\n[filesystem]\nread_scope = \"granted\"\n"
                                      "read_denies = [\"/usr/lib\", \"/usr/lib/ssl/private\", \"/etc/shadow\"]\n");
     CHECK(found(granted, "shell-paths-denied") ==
@@ -368,7 +403,8 @@ TEST_CASE("shell-paths-denied: a deny that hides what a shell needs") {
 
 // --- plan-writable, policy-writable ---------------------------------------------------------
 
-TEST_CASE("plan-writable: a plan next to the policy inside a writable root") {
+TEST_CASE("plan-writable: a plan next to the policy inside a writable root")
+{
     TempDir dir;
     const std::string plan = std::string("TARTPLAN") + std::string(24, '\0');
     dir.write("agent.plan", plan);
@@ -388,7 +424,8 @@ TEST_CASE("plan-writable: a plan next to the policy inside a writable root") {
     CHECK(count(lint("version = 1\n", policy), "plan-writable") == 0);
 }
 
-TEST_CASE("policy-writable: a policy in a writable root only by its real path") {
+TEST_CASE("policy-writable: a policy in a writable root only by its real path")
+{
     TempDir dir;
     REQUIRE(std::filesystem::create_directory(dir.path + "/real"));
     REQUIRE(symlink("real", (dir.path + "/link").c_str()) == 0);
@@ -397,11 +434,12 @@ TEST_CASE("policy-writable: a policy in a writable root only by its real path") 
     const std::string root = "version = 1\n[filesystem]\nwritable_roots = [\"" + dir.path + "/real\"]\n";
     const std::vector<std::string> writable = found(lint(root, through_link), "policy-writable");
     REQUIRE(writable.size() == 1);
-    CHECK(writable[0] == "3:19 this policy file lies in the writable root '" + dir.path + "/real' by its real path " +
-                             dir.path + "/real/agent.toml, not by the path it was named by (" + through_link +
-                             "), so the compiler's automatic write deny misses it: an agent in this sandbox could "
-                             "rewrite its own policy; name the policy by its real path, or add '" +
-                             dir.path + "/real/agent.toml' to write_denies");
+    CHECK(writable[0] ==
+          "3:19 this policy file lies in the writable root '" + dir.path + "/real' by its real path " + dir.path +
+              "/real/agent.toml, not by the path it was named by (" + through_link +
+              "), so the compiler's automatic write deny misses it: an agent in this sandbox could "
+              "rewrite its own policy; name the policy by its real path, or add '" +
+              dir.path + "/real/agent.toml' to write_denies");
     CHECK(count(lint(root + "write_denies = [\"" + dir.path + "/real/agent.toml\"]\n", through_link),
                 "policy-writable") == 0);
     CHECK(count(lint(root, dir.path + "/real/agent.toml"), "policy-writable") == 0);  // the implied write deny
@@ -409,7 +447,8 @@ TEST_CASE("policy-writable: a policy in a writable root only by its real path") 
                 "policy-writable") == 0);
 }
 
-TEST_CASE("policy-writable: an included file in a writable root only by its real path") {
+TEST_CASE("policy-writable: an included file in a writable root only by its real path")
+{
     TempDir dir;
     REQUIRE(std::filesystem::create_directory(dir.path + "/real"));
     REQUIRE(symlink("real", (dir.path + "/link").c_str()) == 0);
@@ -427,20 +466,21 @@ TEST_CASE("policy-writable: an included file in a writable root only by its real
     };
     const std::vector<std::string> writable = lint_including(dir.path + "/link/rules.tart");
     REQUIRE(writable.size() == 1);
-    CHECK(writable[0] == "3:19 the file 'link/rules.tart' this policy includes lies in the writable root '" +
-                             dir.path + "/real' by its real path " + dir.path +
-                             "/real/rules.tart, not by the path it was named by (" + dir.path +
-                             "/link/rules.tart), so the compiler's automatic write deny misses it: an agent in this "
-                             "sandbox could rewrite its own policy; include it by its real path, or add '" +
-                             dir.path + "/real/rules.tart' to write_denies");
+    CHECK(writable[0] ==
+          "3:19 the file 'link/rules.tart' this policy includes lies in the writable root '" + dir.path +
+              "/real' by its real path " + dir.path + "/real/rules.tart, not by the path it was named by (" + dir.path +
+              "/link/rules.tart), so the compiler's automatic write deny misses it: an agent in this "
+              "sandbox could rewrite its own policy; include it by its real path, or add '" +
+              dir.path + "/real/rules.tart' to write_denies");
     CHECK(lint_including(dir.path + "/real/rules.tart").empty());  // the implied write deny
-    CHECK(lint_including(dir.path + "/link/rules.tart",
-                         "write_denies = [\"" + dir.path + "/real/rules.tart\"]\n").empty());
+    CHECK(lint_including(dir.path + "/link/rules.tart", "write_denies = [\"" + dir.path + "/real/rules.tart\"]\n")
+              .empty());
 }
 
 // --- network, process, env -------------------------------------------------------------------
 
-TEST_CASE("domain-allowed-and-denied: an allow a deny covers whole") {
+TEST_CASE("domain-allowed-and-denied: an allow a deny covers whole")
+{
     const Diagnostics diags =
         lint("version = 1\n[network]\n"
              "allow_domains = [\"github.com\", \"gist.github.com\", \"*.api.github.com\", "
@@ -448,14 +488,16 @@ TEST_CASE("domain-allowed-and-denied: an allow a deny covers whole") {
              "deny_domains = [\"*.github.com\", \"files.pypi.org\", \"example.org\", \"*.npmjs.org\"]\n");
     const std::vector<std::string> dead = found(diags, "domain-allowed-and-denied");
     REQUIRE(dead.size() == 4);
-    CHECK(dead[0] == "3:32 allow_domains: 'gist.github.com' is denied whole by '*.github.com' in deny_domains "
-                     "(line 4): a deny wins, so this entry allows nothing; remove one of the two");
+    CHECK(dead[0] ==
+          "3:32 allow_domains: 'gist.github.com' is denied whole by '*.github.com' in deny_domains "
+          "(line 4): a deny wins, so this entry allows nothing; remove one of the two");
     CHECK(contains(dead[1], "'*.api.github.com' is denied whole by '*.github.com'"));
     CHECK(contains(dead[2], "'example.org' is denied whole by 'example.org'"));
     CHECK(contains(dead[3], "'*.npmjs.org' is denied whole by '*.npmjs.org'"));
 }
 
-TEST_CASE("local-ports-with-domains: both relayed ports and the proxy") {
+TEST_CASE("local-ports-with-domains: both relayed ports and the proxy")
+{
     const Diagnostics both =
         lint("version = 1\n[network]\nallow_domains = [\"pypi.org\"]\nlocal_ports = [5432, 6379]\n");
     const std::vector<std::string> found_both = found(both, "local-ports-with-domains");
@@ -466,7 +508,8 @@ TEST_CASE("local-ports-with-domains: both relayed ports and the proxy") {
                 "local-ports-with-domains") == 0);
 }
 
-TEST_CASE("max-processes-too-low: below what a shell pipeline needs") {
+TEST_CASE("max-processes-too-low: below what a shell pipeline needs")
+{
     const std::vector<std::string> low =
         found(lint("version = 1\n[process]\nmax_processes = 3\n"), "max-processes-too-low");
     REQUIRE(low.size() == 1);
@@ -476,7 +519,8 @@ TEST_CASE("max-processes-too-low: below what a shell pipeline needs") {
     CHECK(count(lint("version = 1\n"), "max-processes-too-low") == 0);
 }
 
-TEST_CASE("harden-syscalls-off and env-inherit: at the value that says so") {
+TEST_CASE("harden-syscalls-off and env-inherit: at the value that says so")
+{
     CHECK(found(lint("version = 1\n[process]\nharden_syscalls = false\n"), "harden-syscalls-off").size() == 1);
     CHECK(found(lint("version = 1\n[process]\nharden_syscalls = false\n"), "harden-syscalls-off")[0].starts_with(
         "3:19 "));
@@ -491,30 +535,35 @@ namespace {
 
 // A [broker] with one capability; `extra` goes into the [broker] table, `cap` into the capability.
 std::string broker_policy(const std::string &extra, const std::string &cap,
-                          const std::string &hosts = "\"api.github.com\"") {
+                          const std::string &hosts = "\"api.github.com\"")
+{
     return "version = 1\n[broker]\nallowed_hosts = [" + hosts + "]\n" + extra +
-           "[[broker.capability]]\nname = \"gh\"\nhost = \"api.github.com\"\nvalue_env = \"GITHUB_TOKEN\"\n" + cap;
+        "[[broker.capability]]\nname = \"gh\"\nhost = \"api.github.com\"\nvalue_env = \"GITHUB_TOKEN\"\n" + cap;
 }
 
 }  // namespace
 
-TEST_CASE("broker-allow-internal: only when an upstream is reached by name") {
+TEST_CASE("broker-allow-internal: only when an upstream is reached by name")
+{
     const std::vector<std::string> internal =
         found(lint(broker_policy("allow_internal = true\n", "methods = [\"GET\"]\n")), "broker-allow-internal");
     REQUIRE(internal.size() == 1);
     CHECK(internal[0].starts_with("4:18 allow_internal = true lets every capability's upstream resolve to loopback"));
     CHECK(contains(internal[0], "whoever answers DNS for 'api.github.com'"));
-    CHECK(count(lint(broker_policy("allow_internal = false\n", "methods = [\"GET\"]\n")), "broker-allow-internal") == 0);
+    CHECK(count(lint(broker_policy("allow_internal = false\n", "methods = [\"GET\"]\n")), "broker-allow-internal") ==
+          0);
     // An upstream written as an address: no name for DNS to redirect.
-    const std::string literal = "version = 1\n[broker]\nallowed_hosts = [\"10.0.0.5\"]\nallow_internal = true\n"
-                                "[[broker.capability]]\nname = \"ci\"\nhost = \"10.0.0.5:8443\"\nvalue_env = \"CI_TOKEN\"\n"
-                                "methods = [\"GET\"]\n";
+    const std::string literal =
+        "version = 1\n[broker]\nallowed_hosts = [\"10.0.0.5\"]\nallow_internal = true\n"
+        "[[broker.capability]]\nname = \"ci\"\nhost = \"10.0.0.5:8443\"\nvalue_env = \"CI_TOKEN\"\n"
+        "methods = [\"GET\"]\n";
     const Diagnostics diags = lint(literal);
     CHECK(count(diags, "broker-allow-internal") == 0);
     CHECK(diags.all().empty());
 }
 
-TEST_CASE("capability-unrestricted: no methods, with or without path prefixes") {
+TEST_CASE("capability-unrestricted: no methods, with or without path prefixes")
+{
     const std::vector<std::string> open = found(lint(broker_policy("", "")), "capability-unrestricted");
     REQUIRE(open.size() == 1);
     CHECK(open[0].starts_with("5:8 capability 'gh' limits neither methods nor path_prefixes: "));
@@ -526,16 +575,19 @@ TEST_CASE("capability-unrestricted: no methods, with or without path prefixes") 
     CHECK(contains(any_method[0], "the broker refuses TRACE, TRACK and CONNECT anyway"));
 }
 
-TEST_CASE("allowed-host-unused: an allowed host no capability uses") {
+TEST_CASE("allowed-host-unused: an allowed host no capability uses")
+{
     const std::vector<std::string> unused =
         found(lint(broker_policy("", "methods = [\"GET\"]\n", "\"*.github.com\", \"registry.npmjs.org\"")),
               "allowed-host-unused");
     REQUIRE(unused.size() == 1);
-    CHECK(unused[0] == "3:34 allowed_hosts: 'registry.npmjs.org' matches no capability's host: the broker only "
-                       "connects to those, so it allows nothing; remove it or fix the capability's host");
+    CHECK(unused[0] ==
+          "3:34 allowed_hosts: 'registry.npmjs.org' matches no capability's host: the broker only "
+          "connects to those, so it allows nothing; remove it or fix the capability's host");
 }
 
-TEST_CASE("secret-in-policy: a secret the broker's front-end reports is not reported again") {
+TEST_CASE("secret-in-policy: a secret the broker's front-end reports is not reported again")
+{
     const Diagnostics diags =
         lint(broker_policy("", "methods = [\"GET\"]\nvalue = \"ghp_0000EXAMPLE0000EXAMPLE0000EXAMPLE0000\"\n"));
     const std::vector<std::string> secrets = found(diags, "secret-in-policy");
@@ -549,7 +601,8 @@ TEST_CASE("secret-in-policy: a secret the broker's front-end reports is not repo
     CHECK(found(named, "secret-in-policy")[0].starts_with("4:14 'token_env' names the launcher's variable"));
 }
 
-TEST_CASE("lint rules: a policy the front-end refuses gets only the text rules") {
+TEST_CASE("lint rules: a policy the front-end refuses gets only the text rules")
+{
     HomeGuard home("/home/lint");
     const Diagnostics diags = lint("version = 1\n[filesystem]\nwritable_roots = [\"~\"]\nbogus = 1\n"
                                    "[process]\nharden_syscalls = false\n");
@@ -558,7 +611,8 @@ TEST_CASE("lint rules: a policy the front-end refuses gets only the text rules")
     CHECK(count(diags, "harden-syscalls-off") == 0);
 }
 
-TEST_CASE("lint rules: the examples are clean") {
+TEST_CASE("lint rules: the examples are clean")
+{
     for (const char *name : {"agent.toml", "strict.toml", "broker.toml"}) {
         const std::string file = std::string(TARTAROS_SOURCE_DIR) + "/examples/" + name;
         std::string text, err;
@@ -569,7 +623,8 @@ TEST_CASE("lint rules: the examples are clean") {
 
 // --- the registry ----------------------------------------------------------------------------
 
-TEST_CASE("registry: unique kebab-case ids with a summary each") {
+TEST_CASE("registry: unique kebab-case ids with a summary each")
+{
     std::set<std::string_view> ids;
     for (const LintRule &rule : lint_rule_registry()) {
         CAPTURE(rule.id);

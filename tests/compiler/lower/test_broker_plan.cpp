@@ -23,9 +23,15 @@ using namespace tartaros;
 
 namespace {
 
-SourcePos at(uint32_t line, uint32_t col = 1) { return SourcePos{"/w/policy.toml", line, col}; }
+SourcePos at(uint32_t line, uint32_t col = 1)
+{
+    return SourcePos{"/w/policy.toml", line, col};
+}
 
-Located<std::string> text(const std::string &value, uint32_t line) { return {value, at(line, 8)}; }
+Located<std::string> text(const std::string &value, uint32_t line)
+{
+    return {value, at(line, 8)};
+}
 
 BrokerPolicy broker()
 {
@@ -83,7 +89,10 @@ void compile(Compiled &out, const Policy &policy)
                          &out.plan, err, sizeof err) == 0);
 }
 
-std::string str(const tp_plan &p, tp_str s) { return tp_plan_str(&p, s); }
+std::string str(const tp_plan &p, tp_str s)
+{
+    return tp_plan_str(&p, s);
+}
 
 std::vector<std::string> env_sets(const tp_plan &p)
 {
@@ -313,10 +322,11 @@ TEST_CASE("broker plan: the same policy gives the same bytes")
     Diagnostics d1, d2;
     CHECK(lower_policy(broker_policy(), options, d1) == lower_policy(broker_policy(), options, d2));
 
-    const std::string text = "version = 1\n[broker]\nallowed_hosts = [\"api.github.com\", \"*.npmjs.org\"]\n"
-                             "[[broker.capability]]\nname = \"gh\"\nhost = \"api.github.com\"\nvalue_env = \"GH\"\n"
-                             "methods = [\"GET\"]\n[[broker.capability]]\nname = \"npm\"\nhost = \"registry.npmjs.org\"\n"
-                             "value_env = \"NPM\"\n";
+    const std::string text =
+        "version = 1\n[broker]\nallowed_hosts = [\"api.github.com\", \"*.npmjs.org\"]\n"
+        "[[broker.capability]]\nname = \"gh\"\nhost = \"api.github.com\"\nvalue_env = \"GH\"\n"
+        "methods = [\"GET\"]\n[[broker.capability]]\nname = \"npm\"\nhost = \"registry.npmjs.org\"\n"
+        "value_env = \"NPM\"\n";
     Diagnostics p1, p2;
     const std::optional<Policy> a = parse_toml_policy_text(text, "/w/policy.toml", p1);
     const std::optional<Policy> b = parse_toml_policy_text(text, "/w/policy.toml", p2);
@@ -337,15 +347,17 @@ TEST_CASE("broker plan: verify_broker catches a plan that differs from the polic
         edit(other);
         return verify_broker(c.plan, other);
     };
-    CHECK(differs([](Policy &p) { p.broker->port.value = 4000; }) == "broker: the plan's port differs from [broker] port");
+    CHECK(differs([](Policy &p) { p.broker->port.value = 4000; }) ==
+          "broker: the plan's port differs from [broker] port");
     CHECK(differs([](Policy &p) { p.broker->allow_internal.value = true; }) ==
           "broker: the plan's allow_internal differs from the policy's");
     CHECK(differs([](Policy &p) { p.broker->auth_header.value = "X-Other"; }) ==
           "broker: the plan's auth_header differs from the policy's");
     CHECK(differs([](Policy &p) { p.broker->token_env.reset(); }) ==
           "broker: the plan's token_env differs from the policy's");
-    CHECK(differs([](Policy &p) { p.broker->ca_file = LocatedPath{"/ca.pem", at(13)}; }) ==
-          "broker: the plan's ca_file differs from the policy's");
+    CHECK(differs([](Policy &p) {
+              p.broker->ca_file = LocatedPath{"/ca.pem", at(13)};
+          }) == "broker: the plan's ca_file differs from the policy's");
     CHECK(differs([](Policy &p) { p.broker->capabilities.pop_back(); }) ==
           "broker: the plan has 2 capabilities, the policy 1");
     CHECK(differs([](Policy &p) { std::swap(p.broker->capabilities[0], p.broker->capabilities[1]); }) ==
@@ -377,7 +389,8 @@ TEST_CASE("broker plan: verify_plan refuses plans whose broker hosts, variables 
     CHECK(verify_plan(c.bytes, broker_policy(), options) == std::nullopt);
     Policy hosts = broker_policy();
     hosts.broker->allowed_hosts.pop_back();
-    CHECK(verify_plan(c.bytes, hosts, options) == "network: the plan's broker hosts differ from [broker] allowed_hosts");
+    CHECK(verify_plan(c.bytes, hosts, options) ==
+          "network: the plan's broker hosts differ from [broker] allowed_hosts");
     Policy env = broker_policy();
     env.env.passthrough.push_back({"NPM_TOKEN", at(30)});
     CHECK(verify_plan(c.bytes, env, options) == "the environment does not match the policy");

@@ -21,7 +21,10 @@ using tartaros::test::JsonChecker;
 
 namespace {
 
-SourcePos at(uint32_t line, uint32_t col = 1) { return SourcePos{"/w/policy.toml", line, col}; }
+SourcePos at(uint32_t line, uint32_t col = 1)
+{
+    return SourcePos{"/w/policy.toml", line, col};
+}
 
 Policy limits_policy()
 {
@@ -69,7 +72,7 @@ std::string rlimits_of(const tp_plan &p)
     for (uint32_t i = 0; i < p.rlimit_count; i++) {
         const tp_rlimit &r = p.rlimits[i];
         out += std::to_string(r.resource) + ":" + std::to_string(r.soft) + "/" + std::to_string(r.hard) + "@" +
-               std::to_string(r.origin.line) + "," + std::to_string(r.origin.col) + " ";
+            std::to_string(r.origin.line) + "," + std::to_string(r.origin.col) + " ";
     }
     return out;
 }
@@ -103,7 +106,10 @@ std::string explain(const std::vector<uint8_t> &plan, const cgroup_probe &host, 
     return out.str();
 }
 
-bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool has(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -235,31 +241,39 @@ TEST_CASE("limits verify: hand-made plans that miss the default core or the requ
 TEST_CASE("limits explain: cgroup v1 names each file and the helpers")
 {
     const std::string text = explain(compile(limits_policy()), probe(1), false);
-    CHECK(has(text, "\n9. limits: max_processes, memory_max, cpu_max, timeout (required: a --strict run refuses one "
-                    "this host cannot enforce)\n"));
-    CHECK(has(text, "   9.1 max_processes 512  policy.toml:3:17\n"
-                    "        - cgroup v1 pids (pids.max = 512 + the enforcer's helpers: init, and the connect mediator "
-                    "and the socket factory when they run)\n"
-                    "        - a process that forks past it gets EAGAIN (threads count too)\n"));
-    CHECK(has(text, "   9.2 memory_max 4G  policy.toml:4:14\n"
-                    "        - cgroup v1 memory (memory.limit_in_bytes = 4294967296; swap is not extra)\n"
-                    "        - the OOM killer ends a process of the sandbox at memory_max; when it is the command the "
-                    "run exits 137; either way a tartaros: line says so\n"));
-    CHECK(has(text, "   9.3 cpu_max 0.5 CPU  policy.toml:5:11\n"
-                    "        - cgroup v1 cpu (cpu.cfs_quota_us = 50000, cpu.cfs_period_us = 100000)\n"));
-    CHECK(has(text, "   9.4 timeout 30m  policy.toml:6:11\n"
-                    "        - wall clock from the start: SIGTERM to the command, then SIGKILL of every process of the "
-                    "sandbox after a grace of 5s; the run exits 137 with a tartaros: line naming the timeout\n"
-                    "        - the supervisor's timer, outside the sandbox: no cgroup needed\n"));
+    CHECK(has(text,
+              "\n9. limits: max_processes, memory_max, cpu_max, timeout (required: a --strict run refuses one "
+              "this host cannot enforce)\n"));
+    CHECK(has(text,
+              "   9.1 max_processes 512  policy.toml:3:17\n"
+              "        - cgroup v1 pids (pids.max = 512 + the enforcer's helpers: init, and the connect mediator "
+              "and the socket factory when they run)\n"
+              "        - a process that forks past it gets EAGAIN (threads count too)\n"));
+    CHECK(has(text,
+              "   9.2 memory_max 4G  policy.toml:4:14\n"
+              "        - cgroup v1 memory (memory.limit_in_bytes = 4294967296; swap is not extra)\n"
+              "        - the OOM killer ends a process of the sandbox at memory_max; when it is the command the "
+              "run exits 137; either way a tartaros: line says so\n"));
+    CHECK(has(text,
+              "   9.3 cpu_max 0.5 CPU  policy.toml:5:11\n"
+              "        - cgroup v1 cpu (cpu.cfs_quota_us = 50000, cpu.cfs_period_us = 100000)\n"));
+    CHECK(has(text,
+              "   9.4 timeout 30m  policy.toml:6:11\n"
+              "        - wall clock from the start: SIGTERM to the command, then SIGKILL of every process of the "
+              "sandbox after a grace of 5s; the run exits 137 with a tartaros: line naming the timeout\n"
+              "        - the supervisor's timer, outside the sandbox: no cgroup needed\n"));
     CHECK(has(text, "   9.5 rlimit stack 8M  policy.toml:7:52\n"));
-    CHECK(has(text, "   9.6 rlimit core 0  (default)\n"
-                    "        - implied: no core dumps of the agent's memory are left behind\n"));
+    CHECK(has(text,
+              "   9.6 rlimit core 0  (default)\n"
+              "        - implied: no core dumps of the agent's memory are left behind\n"));
     CHECK(has(text, "   9.7 rlimit nofile soft 1024, hard 4096  policy.toml:7:13\n"));
-    CHECK(has(text, "   - rlimits: set by the command just before it executes and inherited by its descendants, never "
-                    "above the hard limit tartaros-exec runs with (lowered to it); no cgroup needed\n"));
-    CHECK(has(text, "   - leftovers (a daemonised child, a forgotten server) are killed at the end of the run: the PID "
-                    "namespace's init is killed last and takes every process with it, and the run's cgroup is frozen "
-                    "and each process SIGKILLed\n"));
+    CHECK(has(text,
+              "   - rlimits: set by the command just before it executes and inherited by its descendants, never "
+              "above the hard limit tartaros-exec runs with (lowered to it); no cgroup needed\n"));
+    CHECK(has(text,
+              "   - leftovers (a daemonised child, a forgotten server) are killed at the end of the run: the PID "
+              "namespace's init is killed last and takes every process with it, and the run's cgroup is frozen "
+              "and each process SIGKILLed\n"));
     CHECK(text.rfind("\n8. exec") < text.find("\n9. limits"));
 }
 
@@ -275,30 +289,35 @@ TEST_CASE("limits explain: cgroup v2 files and cgroup.kill")
 TEST_CASE("limits explain: without a cgroup a strict run refuses and the rest falls back or is lost")
 {
     const std::string text = explain(compile(limits_policy()), probe(0, "no permission"), false);
-    CHECK(has(text, "   9.1 max_processes 512  policy.toml:3:17\n"
-                    "        - no cgroup here (no permission): RLIMIT_NPROC = 512 + the helpers, set by the command "
-                    "before it executes; the kernel counts it per user namespace and uid, so in the sandbox's own "
-                    "user namespace it counts exactly the sandbox's tasks, none of the caller's others, and the "
-                    "command cannot raise it\n"
-                    "        - that holds for a caller who is not root, in the sandbox's user namespace: the kernel "
-                    "never applies RLIMIT_NPROC to root, and without a user namespace it counts every process of the "
-                    "caller; then a --strict run refuses and a run without it warns\n"
-                    "        - a process that forks past it gets EAGAIN (threads count too)\n"));
-    CHECK(has(text, "   9.2 memory_max 4G  policy.toml:4:14\n"
-                    "        - not enforceable by a cgroup here (no permission): not enforced (a --strict run refuses)\n"
-                    "   9.3 cpu_max"));
-    CHECK(has(text, "   9.3 cpu_max 0.5 CPU  policy.toml:5:11\n"
-                    "        - not enforceable by a cgroup here (no permission): not enforced (a --strict run refuses)\n"
-                    "   9.4 timeout"));
+    CHECK(has(text,
+              "   9.1 max_processes 512  policy.toml:3:17\n"
+              "        - no cgroup here (no permission): RLIMIT_NPROC = 512 + the helpers, set by the command "
+              "before it executes; the kernel counts it per user namespace and uid, so in the sandbox's own "
+              "user namespace it counts exactly the sandbox's tasks, none of the caller's others, and the "
+              "command cannot raise it\n"
+              "        - that holds for a caller who is not root, in the sandbox's user namespace: the kernel "
+              "never applies RLIMIT_NPROC to root, and without a user namespace it counts every process of the "
+              "caller; then a --strict run refuses and a run without it warns\n"
+              "        - a process that forks past it gets EAGAIN (threads count too)\n"));
+    CHECK(has(text,
+              "   9.2 memory_max 4G  policy.toml:4:14\n"
+              "        - not enforceable by a cgroup here (no permission): not enforced (a --strict run refuses)\n"
+              "   9.3 cpu_max"));
+    CHECK(has(text,
+              "   9.3 cpu_max 0.5 CPU  policy.toml:5:11\n"
+              "        - not enforceable by a cgroup here (no permission): not enforced (a --strict run refuses)\n"
+              "   9.4 timeout"));
     CHECK(has(text, "no cgroup needed"));
-    CHECK(has(text, "at the end of the run: the PID namespace's init is killed last and takes every process with it\n"));
+    CHECK(
+        has(text, "at the end of the run: the PID namespace's init is killed last and takes every process with it\n"));
 
     Policy no_pidns = Policy{};
     no_pidns.process.isolate_pids = {false, at(3)};
     const std::string bare = explain(compile(no_pidns), probe(0, "no permission"), false);
     CHECK(has(bare, "9. limits: no cgroup limit, no timeout; rlimits only\n"));
-    CHECK(has(bare, "   - leftovers are not guaranteed to end with the run here: no PID namespace and no cgroup "
-                    "(no permission)\n"));
+    CHECK(has(bare,
+              "   - leftovers are not guaranteed to end with the run here: no PID namespace and no cgroup "
+              "(no permission)\n"));
     CHECK(has(explain(compile(no_pidns), probe(1), false),
               "killed at the end of the run: the run's cgroup is frozen and each process SIGKILLed\n"));
 }
@@ -307,16 +326,20 @@ TEST_CASE("limits explain: JSON carries the same content")
 {
     const std::string json = explain(compile(limits_policy()), probe(0, "no permission"), true);
     CHECK(JsonChecker(json).document());
-    CHECK(has(json, "{\"step\":\"limits\",\"required\":true,\"limits\":[{\"limit\":\"max_processes\",\"value\":512,"
-                    "\"text\":\"512\",\"mechanism\":\"RLIMIT_NPROC\",\"enforced\":\"rlimit\",\"origin\":{\"file\":"
-                    "\"policy.toml\",\"line\":3,\"col\":17},\"notes\":[\"no cgroup here (no permission)"));
-    CHECK(has(json, "{\"limit\":\"memory_max\",\"value\":4294967296,\"text\":\"4G\",\"mechanism\":\"not enforced\","
-                    "\"enforced\":\"none\""));
-    CHECK(has(json, "{\"limit\":\"timeout\",\"value\":1800000,\"text\":\"30m\",\"grace_ms\":5000,\"mechanism\":"
-                    "\"the supervisor's timer\",\"enforced\":\"supervisor\""));
-    CHECK(has(json, "\"rlimits\":[{\"resource\":\"stack\",\"number\":3,\"soft\":8388608,\"hard\":8388608,\"origin\":"
-                    "{\"file\":\"policy.toml\",\"line\":7,\"col\":52}},{\"resource\":\"core\",\"number\":4,\"soft\":0,"
-                    "\"hard\":0,\"origin\":null},"));
+    CHECK(has(json,
+              "{\"step\":\"limits\",\"required\":true,\"limits\":[{\"limit\":\"max_processes\",\"value\":512,"
+              "\"text\":\"512\",\"mechanism\":\"RLIMIT_NPROC\",\"enforced\":\"rlimit\",\"origin\":{\"file\":"
+              "\"policy.toml\",\"line\":3,\"col\":17},\"notes\":[\"no cgroup here (no permission)"));
+    CHECK(has(json,
+              "{\"limit\":\"memory_max\",\"value\":4294967296,\"text\":\"4G\",\"mechanism\":\"not enforced\","
+              "\"enforced\":\"none\""));
+    CHECK(has(json,
+              "{\"limit\":\"timeout\",\"value\":1800000,\"text\":\"30m\",\"grace_ms\":5000,\"mechanism\":"
+              "\"the supervisor's timer\",\"enforced\":\"supervisor\""));
+    CHECK(has(json,
+              "\"rlimits\":[{\"resource\":\"stack\",\"number\":3,\"soft\":8388608,\"hard\":8388608,\"origin\":"
+              "{\"file\":\"policy.toml\",\"line\":7,\"col\":52}},{\"resource\":\"core\",\"number\":4,\"soft\":0,"
+              "\"hard\":0,\"origin\":null},"));
     CHECK(has(json, "},{\"step\":\"limits\","));
     const size_t exec = json.find("{\"step\":\"exec\"");
     CHECK(exec < json.find("{\"step\":\"limits\""));
@@ -337,8 +360,9 @@ TEST_CASE("limits explain: the session and fds 0-2, with and without the hardeni
     baseline.process.harden_syscalls = {false, at(3)};
     for (const Policy *p : {&hardened, &baseline}) {
         const std::string text = explain(compile(*p), probe(1), false);
-        CHECK(has(text, "5. process: a session of its own; fds 0-2 never the caller's: /dev/null reopened in the "
-                        "sandbox's /dev, a file, pipe or socket relayed through a pipe"));
+        CHECK(has(text,
+                  "5. process: a session of its own; fds 0-2 never the caller's: /dev/null reopened in the "
+                  "sandbox's /dev, a file, pipe or socket relayed through a pipe"));
         CHECK(has(text, "the caller's terminal relayed through a pseudo-terminal of the sandbox's own devpts"));
     }
 }

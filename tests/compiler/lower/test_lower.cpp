@@ -56,8 +56,8 @@ struct Rule {
 };
 std::ostream &operator<<(std::ostream &out, const Rule &r)
 {
-    return out << "{kind " << r.kind << ' ' << r.path << " access 0x" << std::hex << r.access << " flags 0x"
-               << r.flags << std::dec << " except '" << r.except << "'}";
+    return out << "{kind " << r.kind << ' ' << r.path << " access 0x" << std::hex << r.access << " flags 0x" << r.flags
+               << std::dec << " except '" << r.except << "'}";
 }
 
 struct Lowered {
@@ -69,7 +69,10 @@ struct Lowered {
     Diagnostics diags;
 };
 
-LocatedPath rule_at(const std::string &path, uint32_t line) { return {path, SourcePos{"/w/policy.toml", line, 3}}; }
+LocatedPath rule_at(const std::string &path, uint32_t line)
+{
+    return {path, SourcePos{"/w/policy.toml", line, 3}};
+}
 
 void lower(Lowered &out, const Policy &policy, const HostView &host, const std::string &plan_path = "")
 {
@@ -141,24 +144,25 @@ TEST_CASE("lower: a workspace policy in scope all")
 {
     FakeHost host;
     host.kinds["/w/.git/config"] = HostKind::File;  // exists: no effect without materialize
-    host.kinds["/w/.git"] = HostKind::Directory;     // a repository: its git files are protected too
+    host.kinds["/w/.git"] = HostKind::Directory;    // a repository: its git files are protected too
     Lowered l;
     lower(l, workspace_policy(), host);
-    check_list(l.steps, {
-                            {TP_MNT_ROOT_READONLY, "/", REQ},
-                            {TP_MNT_DEV, "/dev", REQ},
-                            {TP_MNT_PROC, "/proc", REQ},
-                            {TP_MNT_TMPFS, "/tmp", REQ},
-                            {TP_MNT_MASK, "/home/u/.ssh", REQ | OPT},
-                            {TP_MNT_MASK, "/run", REQ | OPT},  // implied: host unix sockets
-                            {TP_MNT_BIND, "/w", 0, "/w"},
-                            {TP_MNT_PIN, "/w/.git", REQ | OPT, "", "/w"},
-                            {TP_MNT_WRITE_DENY, "/w/.git/commondir", GIT_FILE, ".\n", "/w"},
-                            {TP_MNT_WRITE_DENY, "/w/.git/config", REQ | MASK_ABSENT, "", "/w"},
-                            {TP_MNT_WRITE_DENY, "/w/.git/config.worktree", GIT_FILE, "", "/w"},
-                            {TP_MNT_WRITE_DENY, "/w/.git/hooks", REQ | MASK_ABSENT, "", "/w"},
-                            {TP_MNT_WRITE_DENY, "/w/.git/worktrees", GIT_DIR, "", "/w"},
-                        });
+    check_list(l.steps,
+               {
+                   {TP_MNT_ROOT_READONLY, "/", REQ},
+                   {TP_MNT_DEV, "/dev", REQ},
+                   {TP_MNT_PROC, "/proc", REQ},
+                   {TP_MNT_TMPFS, "/tmp", REQ},
+                   {TP_MNT_MASK, "/home/u/.ssh", REQ | OPT},
+                   {TP_MNT_MASK, "/run", REQ | OPT},  // implied: host unix sockets
+                   {TP_MNT_BIND, "/w", 0, "/w"},
+                   {TP_MNT_PIN, "/w/.git", REQ | OPT, "", "/w"},
+                   {TP_MNT_WRITE_DENY, "/w/.git/commondir", GIT_FILE, ".\n", "/w"},
+                   {TP_MNT_WRITE_DENY, "/w/.git/config", REQ | MASK_ABSENT, "", "/w"},
+                   {TP_MNT_WRITE_DENY, "/w/.git/config.worktree", GIT_FILE, "", "/w"},
+                   {TP_MNT_WRITE_DENY, "/w/.git/hooks", REQ | MASK_ABSENT, "", "/w"},
+                   {TP_MNT_WRITE_DENY, "/w/.git/worktrees", GIT_DIR, "", "/w"},
+               });
     std::vector<Rule> want = {
         {TP_LL_EXPAND, "/", READ, 0, "home/run"},
         {TP_LL_PATH, "/", DIR, 0},
@@ -174,8 +178,8 @@ TEST_CASE("lower: a workspace policy in scope all")
         want.push_back(r);
     check_list(l.rules, want);
 
-    CHECK(l.plan.ns->flags == (TP_NS_USER | TP_NS_MOUNT | TP_NS_PID | TP_NS_NET | TP_NS_IPC | TP_NS_UTS |
-                               TP_NS_CGROUP));
+    CHECK(l.plan.ns->flags ==
+          (TP_NS_USER | TP_NS_MOUNT | TP_NS_PID | TP_NS_NET | TP_NS_IPC | TP_NS_UTS | TP_NS_CGROUP));
     CHECK(l.plan.ns->required == l.plan.ns->flags);
     CHECK(l.plan.landlock->handled_access_fs == TP_LL_FS_ALL_ABI7);
     CHECK(l.plan.landlock->abi == 7);
@@ -200,8 +204,11 @@ TEST_CASE("lower: a workspace policy in scope all")
 TEST_CASE("lower: granted scope binds system paths back, symlinks as SYMLINK steps")
 {
     FakeHost host;
-    host.kinds = {{"/usr", HostKind::Directory}, {"/etc", HostKind::Directory}, {"/bin", HostKind::Symlink},
-                  {"/lib", HostKind::Symlink},   {"/sbin", HostKind::Symlink}};  // no /lib64 on this host
+    host.kinds = {{"/usr", HostKind::Directory},
+                  {"/etc", HostKind::Directory},
+                  {"/bin", HostKind::Symlink},
+                  {"/lib", HostKind::Symlink},
+                  {"/sbin", HostKind::Symlink}};  // no /lib64 on this host
     host.links = {{"/bin", "usr/bin"}, {"/lib", "usr/lib"}, {"/sbin", "usr/sbin"}};
     Policy p;
     p.fs.read_scope = {ReadScope::Granted, SourcePos{"/w/policy.toml", 2, 1}};
@@ -209,19 +216,20 @@ TEST_CASE("lower: granted scope binds system paths back, symlinks as SYMLINK ste
     p.fs.read_allows = {rule_at("/opt/tools", 4)};
     Lowered l;
     lower(l, p, host);
-    check_list(l.steps, {
-                            {TP_MNT_ROOT_EMPTY, "/", REQ},
-                            {TP_MNT_SYMLINK, "/bin", 0, "usr/bin"},
-                            {TP_MNT_BIND, "/etc", RO | OPT, "/etc"},
-                            {TP_MNT_SYMLINK, "/lib", 0, "usr/lib"},
-                            {TP_MNT_BIND, "/lib64", RO | OPT, "/lib64"},
-                            {TP_MNT_SYMLINK, "/sbin", 0, "usr/sbin"},
-                            {TP_MNT_BIND, "/usr", RO | OPT, "/usr"},
-                            {TP_MNT_DEV, "/dev", REQ},
-                            {TP_MNT_PROC, "/proc", REQ},
-                            {TP_MNT_BIND, "/home/u/proj", 0, "/home/u/proj"},
-                            {TP_MNT_BIND, "/opt/tools", RO | OPT, "/opt/tools"},
-                        });
+    check_list(l.steps,
+               {
+                   {TP_MNT_ROOT_EMPTY, "/", REQ},
+                   {TP_MNT_SYMLINK, "/bin", 0, "usr/bin"},
+                   {TP_MNT_BIND, "/etc", RO | OPT, "/etc"},
+                   {TP_MNT_SYMLINK, "/lib", 0, "usr/lib"},
+                   {TP_MNT_BIND, "/lib64", RO | OPT, "/lib64"},
+                   {TP_MNT_SYMLINK, "/sbin", 0, "usr/sbin"},
+                   {TP_MNT_BIND, "/usr", RO | OPT, "/usr"},
+                   {TP_MNT_DEV, "/dev", REQ},
+                   {TP_MNT_PROC, "/proc", REQ},
+                   {TP_MNT_BIND, "/home/u/proj", 0, "/home/u/proj"},
+                   {TP_MNT_BIND, "/opt/tools", RO | OPT, "/opt/tools"},
+               });
     std::vector<Rule> want = {{TP_LL_PATH, "/", DIR, 0}, {TP_LL_PATH, "/dev", READ, 0}};
     for (const Rule &r : device_rules())
         want.push_back(r);
@@ -262,16 +270,17 @@ TEST_CASE("lower: the policy file and the plan are write-denied when inside a wr
     p.fs.materialize.value = true;
     Lowered l;
     lower(l, p, host, "/w/build/plan.bin");  // the plan does not exist yet: still a file
-    check_list(l.steps, {
-                            {TP_MNT_ROOT_READONLY, "/", REQ},
-                            {TP_MNT_DEV, "/dev", REQ},
-                            {TP_MNT_PROC, "/proc", REQ},
-                            {TP_MNT_MASK, "/run", REQ | OPT},
-                            {TP_MNT_BIND, "/w", 0, "/w"},
-                            {TP_MNT_PIN, "/w/build", REQ | MAT_DIR, "", "/w"},
-                            {TP_MNT_WRITE_DENY, "/w/build/plan.bin", REQ | MAT_FILE, "", "/w"},
-                            {TP_MNT_WRITE_DENY, "/w/policy.toml", REQ | MAT_FILE, "", "/w"},
-                        });
+    check_list(l.steps,
+               {
+                   {TP_MNT_ROOT_READONLY, "/", REQ},
+                   {TP_MNT_DEV, "/dev", REQ},
+                   {TP_MNT_PROC, "/proc", REQ},
+                   {TP_MNT_MASK, "/run", REQ | OPT},
+                   {TP_MNT_BIND, "/w", 0, "/w"},
+                   {TP_MNT_PIN, "/w/build", REQ | MAT_DIR, "", "/w"},
+                   {TP_MNT_WRITE_DENY, "/w/build/plan.bin", REQ | MAT_FILE, "", "/w"},
+                   {TP_MNT_WRITE_DENY, "/w/policy.toml", REQ | MAT_FILE, "", "/w"},
+               });
     CHECK(l.step_origins[6].line == 0);
     CHECK(l.step_origins[7].line == 0);
     CHECK(count_rule_id(l.diags, "mount-only", Severity::Note) == 0);  // implied rules make no noise
@@ -296,35 +305,37 @@ TEST_CASE("lower: absent deny targets are materialized or masked, by the filesys
         p.fs.materialize.value = true;
         Lowered l;
         lower(l, p, host);
-        check_list(l.steps, {
-                                {TP_MNT_ROOT_READONLY, "/", REQ},
-                                {TP_MNT_DEV, "/dev", REQ},
-                                {TP_MNT_PROC, "/proc", REQ},
-                                {TP_MNT_MASK, "/run", REQ | OPT},
-                                {TP_MNT_BIND, "/w", 0, "/w"},
-                                {TP_MNT_WRITE_DENY, "/w/.env", REQ | MAT_FILE, "", "/w"},
-                                {TP_MNT_PIN, "/w/.git", REQ | MAT_DIR, "", "/w"},
-                                {TP_MNT_WRITE_DENY, "/w/.git/hooks", REQ | MAT_DIR, "", "/w"},
-                                {TP_MNT_WRITE_DENY, "/w/notes.txt", REQ | MAT_DIR, "", "/w"},
-                                {TP_MNT_MASK, "/w/secrets", REQ | MAT_DIR, "", "/w"},
-                            });
+        check_list(l.steps,
+                   {
+                       {TP_MNT_ROOT_READONLY, "/", REQ},
+                       {TP_MNT_DEV, "/dev", REQ},
+                       {TP_MNT_PROC, "/proc", REQ},
+                       {TP_MNT_MASK, "/run", REQ | OPT},
+                       {TP_MNT_BIND, "/w", 0, "/w"},
+                       {TP_MNT_WRITE_DENY, "/w/.env", REQ | MAT_FILE, "", "/w"},
+                       {TP_MNT_PIN, "/w/.git", REQ | MAT_DIR, "", "/w"},
+                       {TP_MNT_WRITE_DENY, "/w/.git/hooks", REQ | MAT_DIR, "", "/w"},
+                       {TP_MNT_WRITE_DENY, "/w/notes.txt", REQ | MAT_DIR, "", "/w"},
+                       {TP_MNT_MASK, "/w/secrets", REQ | MAT_DIR, "", "/w"},
+                   });
     }
     SUBCASE("mask absent")
     {
         Lowered l;
         lower(l, p, host);
-        check_list(l.steps, {
-                                {TP_MNT_ROOT_READONLY, "/", REQ},
-                                {TP_MNT_DEV, "/dev", REQ},
-                                {TP_MNT_PROC, "/proc", REQ},
-                                {TP_MNT_MASK, "/run", REQ | OPT},
-                                {TP_MNT_BIND, "/w", 0, "/w"},
-                                {TP_MNT_WRITE_DENY, "/w/.env", REQ | MASK_ABSENT, "", "/w"},
-                                {TP_MNT_PIN, "/w/.git", REQ | OPT, "", "/w"},
-                                {TP_MNT_WRITE_DENY, "/w/.git/hooks", REQ | MASK_ABSENT, "", "/w"},
-                                {TP_MNT_WRITE_DENY, "/w/notes.txt", REQ | MASK_ABSENT, "", "/w"},
-                                {TP_MNT_MASK, "/w/secrets", REQ | MASK_ABSENT, "", "/w"},
-                            });
+        check_list(l.steps,
+                   {
+                       {TP_MNT_ROOT_READONLY, "/", REQ},
+                       {TP_MNT_DEV, "/dev", REQ},
+                       {TP_MNT_PROC, "/proc", REQ},
+                       {TP_MNT_MASK, "/run", REQ | OPT},
+                       {TP_MNT_BIND, "/w", 0, "/w"},
+                       {TP_MNT_WRITE_DENY, "/w/.env", REQ | MASK_ABSENT, "", "/w"},
+                       {TP_MNT_PIN, "/w/.git", REQ | OPT, "", "/w"},
+                       {TP_MNT_WRITE_DENY, "/w/.git/hooks", REQ | MASK_ABSENT, "", "/w"},
+                       {TP_MNT_WRITE_DENY, "/w/notes.txt", REQ | MASK_ABSENT, "", "/w"},
+                       {TP_MNT_MASK, "/w/secrets", REQ | MASK_ABSENT, "", "/w"},
+                   });
         CHECK(count_rule_id(l.diags, "mount-only", Severity::Note) == 4);
     }
 }
@@ -339,16 +350,17 @@ TEST_CASE("lower: a deny target the policy declares a file is materialized as a 
     p.fs.materialize.value = true;
     Lowered l;
     lower(l, p, host);
-    check_list(l.steps, {
-                            {TP_MNT_ROOT_READONLY, "/", REQ},
-                            {TP_MNT_DEV, "/dev", REQ},
-                            {TP_MNT_PROC, "/proc", REQ},
-                            {TP_MNT_MASK, "/run", REQ | OPT},
-                            {TP_MNT_BIND, "/w", 0, "/w"},
-                            {TP_MNT_PIN, "/w/.git", REQ | MAT_DIR, "", "/w"},
-                            {TP_MNT_WRITE_DENY, "/w/.git/config", REQ | MAT_FILE, "", "/w"},
-                            {TP_MNT_WRITE_DENY, "/w/.git/hooks", REQ | MAT_DIR, "", "/w"},
-                        });
+    check_list(l.steps,
+               {
+                   {TP_MNT_ROOT_READONLY, "/", REQ},
+                   {TP_MNT_DEV, "/dev", REQ},
+                   {TP_MNT_PROC, "/proc", REQ},
+                   {TP_MNT_MASK, "/run", REQ | OPT},
+                   {TP_MNT_BIND, "/w", 0, "/w"},
+                   {TP_MNT_PIN, "/w/.git", REQ | MAT_DIR, "", "/w"},
+                   {TP_MNT_WRITE_DENY, "/w/.git/config", REQ | MAT_FILE, "", "/w"},
+                   {TP_MNT_WRITE_DENY, "/w/.git/hooks", REQ | MAT_DIR, "", "/w"},
+               });
 }
 
 TEST_CASE("lower: a deny with allowed descendants is masked, then they are bound back")
@@ -361,17 +373,18 @@ TEST_CASE("lower: a deny with allowed descendants is masked, then they are bound
     p.fs.write_denies = {rule_at("/home/u/proj/sub/.git", 5), rule_at("/etc/hosts", 6)};
     Lowered l;
     lower(l, p, host);
-    check_list(l.steps, {
-                            {TP_MNT_ROOT_READONLY, "/", REQ},
-                            {TP_MNT_DEV, "/dev", REQ},
-                            {TP_MNT_PROC, "/proc", REQ},
-                            {TP_MNT_MASK, "/home/u", REQ | OPT},
-                            {TP_MNT_BIND, "/home/u/proj", 0, "/home/u/proj"},
-                            {TP_MNT_BIND, "/home/u/proj/sub", 0, "/home/u/proj/sub"},  // nested root: own mount
-                            {TP_MNT_WRITE_DENY, "/home/u/proj/sub/.git", REQ | MASK_ABSENT, "", "/home/u/proj/sub"},
-                            {TP_MNT_BIND, "/home/u/pub", RO | OPT, "/home/u/pub"},
-                            {TP_MNT_MASK, "/run", REQ | OPT},
-                        });
+    check_list(l.steps,
+               {
+                   {TP_MNT_ROOT_READONLY, "/", REQ},
+                   {TP_MNT_DEV, "/dev", REQ},
+                   {TP_MNT_PROC, "/proc", REQ},
+                   {TP_MNT_MASK, "/home/u", REQ | OPT},
+                   {TP_MNT_BIND, "/home/u/proj", 0, "/home/u/proj"},
+                   {TP_MNT_BIND, "/home/u/proj/sub", 0, "/home/u/proj/sub"},  // nested root: own mount
+                   {TP_MNT_WRITE_DENY, "/home/u/proj/sub/.git", REQ | MASK_ABSENT, "", "/home/u/proj/sub"},
+                   {TP_MNT_BIND, "/home/u/pub", RO | OPT, "/home/u/pub"},
+                   {TP_MNT_MASK, "/run", REQ | OPT},
+               });
     std::vector<Rule> want = {{TP_LL_EXPAND, "/", READ, 0, "home/run"}, {TP_LL_PATH, "/", DIR, 0}};
     for (const Rule &r : device_rules())
         want.push_back(r);
@@ -468,19 +481,20 @@ TEST_CASE("lower: the private /tmp binds the granted paths beneath it from the h
     p.fs.materialize.value = true;
     Lowered l;
     lower(l, p, host);
-    check_list(l.steps, {
-                            {TP_MNT_ROOT_READONLY, "/", REQ},
-                            {TP_MNT_DEV, "/dev", REQ},
-                            {TP_MNT_PROC, "/proc", REQ},
-                            {TP_MNT_TMPFS, "/tmp", REQ},
-                            {TP_MNT_MASK, "/run", REQ | OPT},
-                            {TP_MNT_BIND, "/tmp/deep/er/pub", RO | OPT, "/tmp/deep/er/pub"},  // no PIN on the way
-                            {TP_MNT_BIND, "/tmp/lab/ws", 0, "/tmp/lab/ws"},
-                            {TP_MNT_MASK, "/tmp/lab/ws/.env", REQ | MAT_DIR, "", "/tmp/lab/ws"},
-                            {TP_MNT_PIN, "/tmp/lab/ws/.git", REQ | MAT_DIR, "", "/tmp/lab/ws"},
-                            {TP_MNT_WRITE_DENY, "/tmp/lab/ws/.git/hooks", REQ | MAT_DIR, "", "/tmp/lab/ws"},
-                            {TP_MNT_BIND, "/tmp/pub", RO | OPT, "/tmp/pub"},
-                        });
+    check_list(l.steps,
+               {
+                   {TP_MNT_ROOT_READONLY, "/", REQ},
+                   {TP_MNT_DEV, "/dev", REQ},
+                   {TP_MNT_PROC, "/proc", REQ},
+                   {TP_MNT_TMPFS, "/tmp", REQ},
+                   {TP_MNT_MASK, "/run", REQ | OPT},
+                   {TP_MNT_BIND, "/tmp/deep/er/pub", RO | OPT, "/tmp/deep/er/pub"},  // no PIN on the way
+                   {TP_MNT_BIND, "/tmp/lab/ws", 0, "/tmp/lab/ws"},
+                   {TP_MNT_MASK, "/tmp/lab/ws/.env", REQ | MAT_DIR, "", "/tmp/lab/ws"},
+                   {TP_MNT_PIN, "/tmp/lab/ws/.git", REQ | MAT_DIR, "", "/tmp/lab/ws"},
+                   {TP_MNT_WRITE_DENY, "/tmp/lab/ws/.git/hooks", REQ | MAT_DIR, "", "/tmp/lab/ws"},
+                   {TP_MNT_BIND, "/tmp/pub", RO | OPT, "/tmp/pub"},
+               });
     // The host's /tmp/lab/secret and /tmp/other are not in the private /tmp: nothing to hide.
     CHECK(count_rule_id(l.diags, "private-tmp-hides", Severity::Note) == 2);
     CHECK(l.diags.error_count() == 0);

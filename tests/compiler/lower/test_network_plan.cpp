@@ -21,7 +21,10 @@ using namespace tartaros;
 
 namespace {
 
-SourcePos at(uint32_t line) { return SourcePos{"/w/policy.toml", line, 1}; }
+SourcePos at(uint32_t line)
+{
+    return SourcePos{"/w/policy.toml", line, 1};
+}
 
 Policy network_policy()
 {
@@ -151,13 +154,15 @@ TEST_CASE("network: the modes combine and every list is carried in policy order"
     CHECK(c.plan.network->modes == (TP_NET_PROXY | TP_NET_PORTS | TP_NET_EXPOSE));
     CHECK(c.plan.network->proxy_port == 3128);
     CHECK(c.plan.network->origin.line == 3);
-    CHECK(ports(c.plan) == std::vector<std::pair<uint16_t, uint16_t>>{{TP_PORT_LOCAL, 5432},
-                                                                     {TP_PORT_LOCAL, 6379},
-                                                                     {TP_PORT_EXPOSE, 8080},
-                                                                     {TP_PORT_DESTINATION, 443},
-                                                                     {TP_PORT_DESTINATION, 80}});
-    CHECK(names(c.plan) == std::vector<std::string>{"1:github.com=", "1:*.githubusercontent.com=",
-                                                    "2:gist.github.com=", "3:allowed.test=127.0.0.1"});
+    CHECK(ports(c.plan) ==
+          std::vector<std::pair<uint16_t, uint16_t>>{{TP_PORT_LOCAL, 5432},
+                                                     {TP_PORT_LOCAL, 6379},
+                                                     {TP_PORT_EXPOSE, 8080},
+                                                     {TP_PORT_DESTINATION, 443},
+                                                     {TP_PORT_DESTINATION, 80}});
+    CHECK(names(c.plan) ==
+          std::vector<std::string>{
+              "1:github.com=", "1:*.githubusercontent.com=", "2:gist.github.com=", "3:allowed.test=127.0.0.1"});
     CHECK((c.plan.ns->flags & TP_NS_NET) != 0);
 }
 

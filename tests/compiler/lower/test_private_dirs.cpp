@@ -20,7 +20,10 @@ using namespace tartaros;
 
 namespace {
 
-LocatedPath at(const std::string &path, uint32_t line) { return {path, SourcePos{"/w/policy.toml", line, 3}}; }
+LocatedPath at(const std::string &path, uint32_t line)
+{
+    return {path, SourcePos{"/w/policy.toml", line, 3}};
+}
 
 // The workspace of the integration test: /w writable, /w/.sockets private.
 Policy sockets_policy()
@@ -171,8 +174,8 @@ TEST_CASE("private dirs: where one cannot lie, with the exact diagnostics")
     SUBCASE("the root, system and kernel directories, /tmp")
     {
         Policy p;
-        p.fs.private_dirs = {at("/", 1), at("/usr", 2), at("/proc/x", 3), at("/dev/shm", 4), at("/sys", 5),
-                             at("/tmp", 6)};
+        p.fs.private_dirs = {at("/", 1),        at("/usr", 2), at("/proc/x", 3),
+                             at("/dev/shm", 4), at("/sys", 5), at("/tmp", 6)};
         CHECK(refusals(p, host) ==
               "/w/policy.toml:1:3: private_dirs: '/' would hide the whole host, the system's programs too: name a "
               "directory of its own [private-dir]\n"
@@ -269,8 +272,9 @@ TEST_CASE("private dirs: where one cannot lie, with the exact diagnostics")
             many.kinds[dir] = HostKind::Directory;
             p.fs.private_dirs.push_back(at(dir, i + 1));
         }
-        CHECK(refusals(p, many) == "/w/policy.toml:17:3: private_dirs: more than 16 directories; the mediator "
-                                   "knows at most that many as the sandbox's own [private-dir]\n");
+        CHECK(refusals(p, many) ==
+              "/w/policy.toml:17:3: private_dirs: more than 16 directories; the mediator "
+              "knows at most that many as the sandbox's own [private-dir]\n");
         p.fs.private_dirs.pop_back();
         Diagnostics diags;
         CHECK_FALSE(lowered(p, many, diags).empty());

@@ -30,10 +30,13 @@ using plan_bytes::section_data;
 namespace {
 
 constexpr const char *kPolicy = "/w/agent.tart";
-constexpr const char *kRules = "/w/rules.tart";        // inside the writable root
+constexpr const char *kRules = "/w/rules.tart";         // inside the writable root
 constexpr const char *kShared = "/etc/tart/base.tart";  // outside it
 
-SourcePos at(const char *file, uint32_t line, uint32_t col = 5) { return SourcePos{file, line, col}; }
+SourcePos at(const char *file, uint32_t line, uint32_t col = 5)
+{
+    return SourcePos{file, line, col};
+}
 
 SyscallCondition cond(SyscallCondition::Kind kind, uint8_t arg, std::vector<uint32_t> values)
 {
@@ -94,7 +97,10 @@ std::string explained(const std::vector<uint8_t> &bytes, bool json)
     return out.str();
 }
 
-bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool has(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 std::string verdict(const std::vector<uint8_t> &bytes, const Policy &policy)
 {
@@ -221,8 +227,8 @@ TEST_CASE("syscall rules plan: --explain lists the policy's rules after the buil
     CHECK(has(text, "     rules.tart:3:5  deny ioctl when arg1 == 0x541b: ERRNO(EACCES)\n"));
     CHECK(has(text, "     /etc/tart/base.tart:2:5  deny kcmp when arg0 == 0x1 and arg2 & 0x6 != 0: KILL_PROCESS\n"));
     CHECK(has(text, "     agent.tart:7:5  deny kcmp: ERRNO(EPERM)\n"));
-    CHECK(has(text,
-              "     agent.tart:8:65535  deny mmap when arg3 & 0x20 == 0 and arg4 == 0xffffff9c: ERRNO(EINVAL)\n"));
+    CHECK(
+        has(text, "     agent.tart:8:65535  deny mmap when arg3 & 0x20 == 0 and arg4 == 0xffffff9c: ERRNO(EINVAL)\n"));
     CHECK(has(text, "         ERRNO(EACCES) for arg1 == 0x541b (policy rule at rules.tart:3:5)\n"));
     CHECK(has(text, "     kcmp (312): ALLOW except  (the policy's own syscall rules)\n"));
     CHECK(text.find("   policy rules (") > text.find("     clone3 (435)"));
@@ -230,11 +236,13 @@ TEST_CASE("syscall rules plan: --explain lists the policy's rules after the buil
 
     const std::string json = explained(c.bytes, true);
     CHECK(has(json, "\"includes\":[\"/w/rules.tart\",\"/etc/tart/base.tart\"]"));
-    CHECK(has(json, "\"policy_rules\":[{\"nr\":16,\"name\":\"ioctl\",\"when\":\"arg1 == 0x541b\",\"action\":"
-                    "\"ERRNO(EACCES)\",\"applies\":true,\"origin\":{\"file\":\"rules.tart\",\"line\":3,\"col\":5}}"));
+    CHECK(has(json,
+              "\"policy_rules\":[{\"nr\":16,\"name\":\"ioctl\",\"when\":\"arg1 == 0x541b\",\"action\":"
+              "\"ERRNO(EACCES)\",\"applies\":true,\"origin\":{\"file\":\"rules.tart\",\"line\":3,\"col\":5}}"));
     CHECK(has(json, "\"origin\":{\"file\":\"/etc/tart/base.tart\",\"line\":2,\"col\":5}"));
-    CHECK(has(json, "{\"nr\":312,\"name\":\"kcmp\",\"action\":\"ALLOW\",\"why\":\"the policy's own syscall rules\","
-                    "\"hardening\":false,\"policy\":true,\"policy_rule\":null,\"cases\":[{\"when\":"));
+    CHECK(has(json,
+              "{\"nr\":312,\"name\":\"kcmp\",\"action\":\"ALLOW\",\"why\":\"the policy's own syscall rules\","
+              "\"hardening\":false,\"policy\":true,\"policy_rule\":null,\"cases\":[{\"when\":"));
 }
 
 TEST_CASE("syscall rules plan: a rule that breaks the start is an error, a shadowed one a warning")
@@ -263,24 +271,26 @@ TEST_CASE("syscall rules plan: a rule that breaks the start is an error, a shado
         CHECK(d.severity == Severity::Warning);
         shadowed.push_back(d.pos.file + ":" + std::to_string(d.pos.line) + ": " + d.message);
     }
-    CHECK(shadowed == std::vector<std::string>{
-                          "agent.tart:11: this rule never applies: the hardening already answers every ptrace call "
-                          "it covers (ERRNO(EPERM) for every call), and a policy rule cannot change a built-in "
-                          "answer; remove it",
-                          "rules.tart:12: this rule never applies: the rule at agent.tart:7:5 already decides "
-                          "every kcmp call it covers, and the first rule that holds decides; remove it, or move it "
-                          "before that rule"});
-    CHECK(has(explained(c.bytes, false), "agent.tart:11:5  deny ptrace: ERRNO(EACCES)  (never applies: the "
-                                         "hardening already answers every ptrace call it covers"));
+    CHECK(shadowed ==
+          std::vector<std::string>{
+              "agent.tart:11: this rule never applies: the hardening already answers every ptrace call "
+              "it covers (ERRNO(EPERM) for every call), and a policy rule cannot change a built-in "
+              "answer; remove it",
+              "rules.tart:12: this rule never applies: the rule at agent.tart:7:5 already decides "
+              "every kcmp call it covers, and the first rule that holds decides; remove it, or move it "
+              "before that rule"});
+    CHECK(has(explained(c.bytes, false),
+              "agent.tart:11:5  deny ptrace: ERRNO(EACCES)  (never applies: the "
+              "hardening already answers every ptrace call it covers"));
 }
 
 TEST_CASE("syscall rules plan: rules no filter can hold are refused with a reason, not a plan")
 {
     using K = SyscallCondition::Kind;
     Policy p = rules_policy();
-    p.syscalls.rules = {deny("ioctl", {cond(K::In, 0, {2, 3}), cond(K::NotIn, 1, {1, 0x10000000}),
-                                       cond(K::NotIn, 2, {0, 0x10001})},
-                             at("agent.tart", 3))};
+    p.syscalls.rules = {
+        deny("ioctl", {cond(K::In, 0, {2, 3}), cond(K::NotIn, 1, {1, 0x10000000}), cond(K::NotIn, 2, {0, 0x10001})},
+             at("agent.tart", 3))};
     const Compiled c = compile(p);
     CHECK(c.bytes.empty());
     REQUIRE(c.diags.error_count() == 1);

@@ -14,7 +14,8 @@ using namespace tartaros;
 
 namespace {
 
-std::string printed(const Diagnostics &diags) {
+std::string printed(const Diagnostics &diags)
+{
     std::ostringstream out;
     diags.print(out);
     return out.str();
@@ -22,7 +23,8 @@ std::string printed(const Diagnostics &diags) {
 
 }  // namespace
 
-TEST_CASE("diagnostics: error with source line and caret under the column") {
+TEST_CASE("diagnostics: error with source line and caret under the column")
+{
     Diagnostics diags;
     diags.add_source("p.toml", "version = 1\n[filesytem]\nx = 1\n");
     diags.error({"p.toml", 2, 2}, "unknown key 'filesytem'; did you mean 'filesystem'?", "unknown-key");
@@ -32,7 +34,8 @@ TEST_CASE("diagnostics: error with source line and caret under the column") {
           " ^\n");
 }
 
-TEST_CASE("diagnostics: severities, line 0, no file, no rule") {
+TEST_CASE("diagnostics: severities, line 0, no file, no rule")
+{
     Diagnostics diags;
     diags.warning({"p.toml", 0, 0}, "defaulted", "default");
     diags.note({"", 3, 4}, "no file", "n");
@@ -46,7 +49,8 @@ TEST_CASE("diagnostics: severities, line 0, no file, no rule") {
     CHECK(diags.warning_count() == 1);
 }
 
-TEST_CASE("diagnostics: counts without errors") {
+TEST_CASE("diagnostics: counts without errors")
+{
     Diagnostics diags;
     CHECK_FALSE(diags.has_errors());
     diags.warning({"f", 1, 1}, "w", "duplicate");
@@ -56,7 +60,8 @@ TEST_CASE("diagnostics: counts without errors") {
     CHECK(diags.all()[0].severity == Severity::Warning);
 }
 
-TEST_CASE("diagnostics: caret counts code points and keeps tabs") {
+TEST_CASE("diagnostics: caret counts code points and keeps tabs")
+{
     Diagnostics diags;
     diags.add_source("u.toml", "\tx = [\"é\", 3]\r\n");
     diags.error({"u.toml", 1, 12}, "element is an integer", "wrong-type");
@@ -66,14 +71,16 @@ TEST_CASE("diagnostics: caret counts code points and keeps tabs") {
           "\t          ^\n");
 }
 
-TEST_CASE("diagnostics: control characters in the source line print as '?'") {
+TEST_CASE("diagnostics: control characters in the source line print as '?'")
+{
     Diagnostics diags;
     diags.add_source("c.toml", "a = \"\x1b[31m\"\n");
     diags.error({"c.toml", 1, 5}, "m", "r");
     CHECK(printed(diags) == "c.toml:1:5: error: m [r]\na = \"?[31m\"\n    ^\n");
 }
 
-TEST_CASE("diagnostics: caret past the end of the line and lines past the end of the file") {
+TEST_CASE("diagnostics: caret past the end of the line and lines past the end of the file")
+{
     Diagnostics diags;
     diags.add_source("s.toml", "ab\n");
     diags.error({"s.toml", 1, 40}, "late", "r");
@@ -81,7 +88,8 @@ TEST_CASE("diagnostics: caret past the end of the line and lines past the end of
     CHECK(printed(diags) == "s.toml:1:40: error: late [r]\nab\n  ^\ns.toml:5:1: error: beyond [r]\n");
 }
 
-TEST_CASE("diagnostics: a secret is masked whole: spaces and ';' inside quotes, a bare word, triple quotes") {
+TEST_CASE("diagnostics: a secret is masked whole: spaces and ';' inside quotes, a bare word, triple quotes")
+{
     Diagnostics diags;
     diags.add_source("s.tart", "é = \"pass; word\\\" x\", k = sk_bare_9f8e;\nv = \"\"\"ghp_triple\"\"\" # \"é\"\n");
     diags.error({"s.tart", 1, 5}, "quoted", "secret-in-policy");
@@ -98,10 +106,12 @@ TEST_CASE("diagnostics: a secret is masked whole: spaces and ';' inside quotes, 
     CHECK(text.find("v = \"\"\"**********\"\"\" # \"é\"\n    ^\n") != std::string::npos);
 }
 
-TEST_CASE("diagnostics: a long source line prints as its 200 characters around the column") {
+TEST_CASE("diagnostics: a long source line prints as its 200 characters around the column")
+{
     // 1000 characters, each 'é' (two bytes) except an 'X' at column 500 and a 'Y' at column 3.
     std::string line;
-    for (int col = 1; col <= 1000; ++col) line += col == 500 ? "X" : col == 3 ? "Y" : "é";
+    for (int col = 1; col <= 1000; ++col)
+        line += col == 500 ? "X" : col == 3 ? "Y" : "é";
     Diagnostics diags;
     diags.add_source("l.tart", line + "\n");
     diags.error({"l.tart", 1, 500}, "middle", "r");
@@ -112,20 +122,21 @@ TEST_CASE("diagnostics: a long source line prints as its 200 characters around t
     std::getline(lines, header);
     std::getline(lines, part);
     std::getline(lines, caret);
-    CHECK(part.rfind("…", 0) == 0);              // cut before
+    CHECK(part.rfind("…", 0) == 0);  // cut before
     CHECK(part.size() >= 3);
     CHECK(part.compare(part.size() - 3, 3, "…") == 0);  // and after
-    CHECK(caret == std::string(101, ' ') + "^");  // "…" and 100 characters, then the X
+    CHECK(caret == std::string(101, ' ') + "^");        // "…" and 100 characters, then the X
     CHECK(part.find('X') == std::string("…").size() + 100 * std::string("é").size());
     std::getline(lines, header);
     std::getline(lines, part);
     std::getline(lines, caret);
-    CHECK(part.rfind("ééY", 0) == 0);            // not cut before
+    CHECK(part.rfind("ééY", 0) == 0);  // not cut before
     CHECK(caret == "  ^");
-    CHECK(out.size() < 1700);                    // not the 2000 bytes of the line, twice
+    CHECK(out.size() < 1700);  // not the 2000 bytes of the line, twice
 }
 
-TEST_CASE("diagnostics: the source line is read from the file when not given, once") {
+TEST_CASE("diagnostics: the source line is read from the file when not given, once")
+{
     std::string dir = (std::filesystem::temp_directory_path() / "tartaros-diag-XXXXXX").string();
     REQUIRE(mkdtemp(dir.data()) != nullptr);
     const std::string file = dir + "/policy.toml";
@@ -145,7 +156,8 @@ TEST_CASE("diagnostics: the source line is read from the file when not given, on
     CHECK(printed(missing) == dir + "/gone.toml:1:1: error: m [r]\n");
 }
 
-TEST_CASE("diagnostics: closest_match finds typos within a small distance") {
+TEST_CASE("diagnostics: closest_match finds typos within a small distance")
+{
     const std::vector<std::string> top = {"version", "filesystem", "process", "env"};
     CHECK(closest_match("filesytem", top) == "filesystem");  // transposition
     CHECK(closest_match("filesystems", top) == "filesystem");
@@ -165,14 +177,16 @@ TEST_CASE("diagnostics: closest_match finds typos within a small distance") {
     CHECK(closest_match("totally_different", fs) == "");
 }
 
-TEST_CASE("diagnostics: closest_match breaks ties by the smaller name, whatever the order") {
+TEST_CASE("diagnostics: closest_match breaks ties by the smaller name, whatever the order")
+{
     CHECK(closest_match("cat", {"hat", "bat"}) == "bat");
     CHECK(closest_match("cat", {"bat", "hat"}) == "bat");
     CHECK(closest_match("cat", {"hat", "cart", "bat"}) == "bat");
     CHECK(closest_match("cat", {"cats", "bat"}) == "bat");
 }
 
-TEST_CASE("diagnostics: a redacted secret prints as stars on every diagnostic of its line") {
+TEST_CASE("diagnostics: a redacted secret prints as stars on every diagnostic of its line")
+{
     Diagnostics diags;
     diags.add_source("s.toml", "version = 1\ntoken = \"ghp_abc123\", other = 'x9y8z7w6v5u4'\n");
     diags.error({"s.toml", 2, 1}, "unknown key 'token'", "unknown-key");

@@ -10,7 +10,10 @@ using namespace tartaros;
 
 namespace {
 
-LocatedPath rule_at(const std::string &path, uint32_t line) { return {path, SourcePos{"/p/policy.toml", line, 5}}; }
+LocatedPath rule_at(const std::string &path, uint32_t line)
+{
+    return {path, SourcePos{"/p/policy.toml", line, 5}};
+}
 
 struct Expect {
     const char *path;
@@ -35,23 +38,24 @@ TEST_CASE("fs trie: the most specific rule wins")
     p.fs.writable_roots = {rule_at("/w", 4), rule_at("/w/secret/out", 5)};
     p.fs.write_denies = {rule_at("/w/.git", 6), rule_at("/etc/hosts", 7)};
     const FsTrie trie = build_fs_trie(p, "");
-    check_levels(trie, {
-                           {"/", Level::Read},
-                           {"/home/u", Level::Read},
-                           {"/home/u/.ssh", Level::None},
-                           {"/home/u/.ssh/id_rsa", Level::None},
-                           {"/home/u/.ssh/pub", Level::Read},  // allow inside deny
-                           {"/home/u/.ssh/pub/key", Level::Read},
-                           {"/home/u/.sshx", Level::Read},  // a sibling with a common prefix
-                           {"/w", Level::Write},
-                           {"/w/src/a.c", Level::Write},
-                           {"/w/.git", Level::Read},
-                           {"/w/.git/hooks/pre-commit", Level::Read},
-                           {"/w/secret", Level::None},
-                           {"/w/secret/out", Level::Write},  // a writable root inside a deny
-                           {"/w/secret/out/log", Level::Write},
-                           {"/etc/hosts", Level::Read},
-                       });
+    check_levels(trie,
+                 {
+                     {"/", Level::Read},
+                     {"/home/u", Level::Read},
+                     {"/home/u/.ssh", Level::None},
+                     {"/home/u/.ssh/id_rsa", Level::None},
+                     {"/home/u/.ssh/pub", Level::Read},  // allow inside deny
+                     {"/home/u/.ssh/pub/key", Level::Read},
+                     {"/home/u/.sshx", Level::Read},  // a sibling with a common prefix
+                     {"/w", Level::Write},
+                     {"/w/src/a.c", Level::Write},
+                     {"/w/.git", Level::Read},
+                     {"/w/.git/hooks/pre-commit", Level::Read},
+                     {"/w/secret", Level::None},
+                     {"/w/secret/out", Level::Write},  // a writable root inside a deny
+                     {"/w/secret/out/log", Level::Write},
+                     {"/etc/hosts", Level::Read},
+                 });
 }
 
 TEST_CASE("fs trie: at equal depth a deny beats an allow")
@@ -63,8 +67,12 @@ TEST_CASE("fs trie: at equal depth a deny beats an allow")
     p.fs.write_denies = {rule_at("/c", 6)};
     p.fs.read_scope.value = ReadScope::Granted;
     const FsTrie trie = build_fs_trie(p, "");
-    check_levels(trie, {{"/a", Level::None}, {"/a/x", Level::None}, {"/b/x", Level::None}, {"/c", Level::Read},
-                        {"/c/x", Level::Read}});
+    check_levels(trie,
+                 {{"/a", Level::None},
+                  {"/a/x", Level::None},
+                  {"/b/x", Level::None},
+                  {"/c", Level::Read},
+                  {"/c/x", Level::Read}});
     const FsNode *c = trie.find("/c");
     REQUIRE(c != nullptr);
     REQUIRE(c->deciding_rule() != nullptr);
@@ -91,23 +99,24 @@ TEST_CASE("fs trie: granted scope reads only the system list, roots and allows")
     p.fs.read_allows = {rule_at("/home/u/.cargo", 4)};
     p.fs.read_denies = {rule_at("/etc/shadow", 5)};
     const FsTrie trie = build_fs_trie(p, "");
-    check_levels(trie, {
-                           {"/", Level::None},
-                           {"/home", Level::None},
-                           {"/home/u/.bashrc", Level::None},
-                           {"/root", Level::None},
-                           {"/tmp", Level::None},
-                           {"/usr/bin/env", Level::Read},
-                           {"/lib64/ld.so", Level::Read},
-                           {"/bin/sh", Level::Read},
-                           {"/sbin", Level::Read},
-                           {"/etc/passwd", Level::Read},
-                           {"/etc/shadow", Level::None},
-                           {"/dev/null", Level::Read},
-                           {"/proc/self", Level::Read},
-                           {"/home/u/proj/x", Level::Write},
-                           {"/home/u/.cargo/bin", Level::Read},
-                       });
+    check_levels(trie,
+                 {
+                     {"/", Level::None},
+                     {"/home", Level::None},
+                     {"/home/u/.bashrc", Level::None},
+                     {"/root", Level::None},
+                     {"/tmp", Level::None},
+                     {"/usr/bin/env", Level::Read},
+                     {"/lib64/ld.so", Level::Read},
+                     {"/bin/sh", Level::Read},
+                     {"/sbin", Level::Read},
+                     {"/etc/passwd", Level::Read},
+                     {"/etc/shadow", Level::None},
+                     {"/dev/null", Level::Read},
+                     {"/proc/self", Level::Read},
+                     {"/home/u/proj/x", Level::Write},
+                     {"/home/u/.cargo/bin", Level::Read},
+                 });
     const FsNode *usr = trie.find("/usr");
     REQUIRE(usr != nullptr);
     CHECK(usr->has_rule(RuleKind::GrantedSystem));

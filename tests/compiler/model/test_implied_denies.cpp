@@ -14,7 +14,10 @@ using namespace tartaros;
 
 namespace {
 
-LocatedPath rule_at(const std::string &path, uint32_t line) { return {path, SourcePos{"/w/policy.toml", line, 3}}; }
+LocatedPath rule_at(const std::string &path, uint32_t line)
+{
+    return {path, SourcePos{"/w/policy.toml", line, 3}};
+}
 
 Policy hooks_policy(const std::string &hooks)
 {
@@ -54,7 +57,8 @@ StepView step_at(const std::vector<uint8_t> &bytes, const std::string &path)
 TEST_CASE("implied denies: a .git/hooks deny protects config, commondir, config.worktree and worktrees")
 {
     FakeHost host;
-    host.kinds = {{"/w", HostKind::Directory}, {"/w/.git", HostKind::Directory}, {"/w/.git/hooks", HostKind::Directory}};
+    host.kinds = {
+        {"/w", HostKind::Directory}, {"/w/.git", HostKind::Directory}, {"/w/.git/hooks", HostKind::Directory}};
     const FsTrie trie = build_fs_trie(hooks_policy("/w/.git/hooks"), "", &host);
     for (const char *name : {"config", "commondir", "config.worktree", "worktrees"}) {
         CAPTURE(name);
@@ -80,7 +84,8 @@ TEST_CASE("implied denies: only a git directory's hooks")
     }
     SUBCASE("a directory named otherwise needs HEAD, objects and refs")
     {
-        host.kinds = {{"/w", HostKind::Directory},           {"/w/repo.git", HostKind::Directory},
+        host.kinds = {{"/w", HostKind::Directory},
+                      {"/w/repo.git", HostKind::Directory},
                       {"/w/repo.git/HEAD", HostKind::File},
                       {"/w/repo.git/objects", HostKind::Directory}};
         CHECK(implied_deny(build_fs_trie(hooks_policy("/w/repo.git/hooks"), "", &host), "/w/repo.git/config") ==
@@ -138,14 +143,16 @@ TEST_CASE("implied denies: a symlink in a write-denied directory protects its ta
     CHECK(r->via == "/w/.git/hooks/post-checkout");
     CHECK(r->known_file);
     CHECK(implied_deny(trie, "/w/missing/hook") != nullptr);  // dangling: the sandbox could create it
-    CHECK(trie.level_at("/w") == Level::Write);                // a link to the root itself protects nothing
-    CHECK(trie.find("/usr/bin/true") == nullptr);              // read-only already
+    CHECK(trie.level_at("/w") == Level::Write);               // a link to the root itself protects nothing
+    CHECK(trie.find("/usr/bin/true") == nullptr);             // read-only already
 }
 
 TEST_CASE("implied denies: host resolution follows links as the kernel does")
 {
     FakeHost host;
-    host.kinds = {{"/a", HostKind::Symlink}, {"/b", HostKind::Directory}, {"/b/c", HostKind::Symlink},
+    host.kinds = {{"/a", HostKind::Symlink},
+                  {"/b", HostKind::Directory},
+                  {"/b/c", HostKind::Symlink},
                   {"/loop", HostKind::Symlink}};
     host.links = {{"/a", "/b/x/.."}, {"/b/c", "../d"}, {"/loop", "/loop"}};
     host.kinds["/b/x"] = HostKind::Directory;

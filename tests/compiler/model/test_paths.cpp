@@ -7,12 +7,12 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <vector>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
-#include "paths.h"
 #include "home_guard.h"
+#include "paths.h"
 
 using namespace tartaros;
 
@@ -25,7 +25,8 @@ struct Resolved {
     PathError err;
 };
 
-Resolved resolve(std::string_view raw, const std::optional<std::string> &home = kHome) {
+Resolved resolve(std::string_view raw, const std::optional<std::string> &home = kHome)
+{
     Resolved r;
     r.path = resolve_policy_path(raw, "read_denies", "/work/project", home, r.err);
     return r;
@@ -33,13 +34,16 @@ Resolved resolve(std::string_view raw, const std::optional<std::string> &home = 
 
 // The home field of `uid`'s line in /etc/passwd, read without the C library's lookup that
 // policy_home() uses, so the two can disagree.
-std::optional<std::string> passwd_home(uid_t uid) {
+std::optional<std::string> passwd_home(uid_t uid)
+{
     std::ifstream passwd("/etc/passwd");
     for (std::string line; std::getline(passwd, line);) {
         std::vector<std::string> fields;
         std::stringstream split(line);
-        for (std::string field; std::getline(split, field, ':');) fields.push_back(field);
-        if (fields.size() >= 6 && fields[2] == std::to_string(uid)) return fields[5];
+        for (std::string field; std::getline(split, field, ':');)
+            fields.push_back(field);
+        if (fields.size() >= 6 && fields[2] == std::to_string(uid))
+            return fields[5];
     }
     return std::nullopt;
 }
@@ -47,7 +51,8 @@ std::optional<std::string> passwd_home(uid_t uid) {
 // A fresh directory under /tmp, removed with everything in it at scope exit.
 struct TempDir {
     std::string path;
-    TempDir() {
+    TempDir()
+    {
         std::string pattern = (std::filesystem::temp_directory_path() / "tartaros-paths-XXXXXX").string();
         REQUIRE(mkdtemp(pattern.data()) != nullptr);
         path = pattern;
@@ -57,7 +62,8 @@ struct TempDir {
 
 }  // namespace
 
-TEST_CASE("paths: normalize_absolute collapses, drops . and resolves .. lexically") {
+TEST_CASE("paths: normalize_absolute collapses, drops . and resolves .. lexically")
+{
     const std::pair<const char *, const char *> table[] = {
         {"/", "/"},
         {"//", "/"},
@@ -82,13 +88,15 @@ TEST_CASE("paths: normalize_absolute collapses, drops . and resolves .. lexicall
     }
 }
 
-TEST_CASE("paths: parent_directory") {
+TEST_CASE("paths: parent_directory")
+{
     CHECK(parent_directory("/a/b/c") == "/a/b");
     CHECK(parent_directory("/a") == "/");
     CHECK(parent_directory("/") == "/");
 }
 
-TEST_CASE("paths: absolute_path resolves against the current directory") {
+TEST_CASE("paths: absolute_path resolves against the current directory")
+{
     char cwd[4096];
     REQUIRE(getcwd(cwd, sizeof cwd) != nullptr);
     CHECK(absolute_path("/x/./y/") == std::optional<std::string>("/x/y"));
@@ -96,14 +104,16 @@ TEST_CASE("paths: absolute_path resolves against the current directory") {
     CHECK(absolute_path("") == normalize_absolute(cwd));
 }
 
-TEST_CASE("paths: printable escapes control characters only") {
+TEST_CASE("paths: printable escapes control characters only")
+{
     CHECK(printable("a\nb") == "a\\nb");
     CHECK(printable(std::string("a\0b", 3)) == "a\\x00b");
     CHECK(printable("tab\there\x7f") == "tab\\there\\x7f");
     CHECK(printable("é ~/x") == "é ~/x");
 }
 
-TEST_CASE("paths: tilde expands to the compiling user's home") {
+TEST_CASE("paths: tilde expands to the compiling user's home")
+{
     CHECK(resolve("~").path == std::optional<std::string>("/home/agent"));
     CHECK(resolve("~/").path == std::optional<std::string>("/home/agent"));
     CHECK(resolve("~/.ssh").path == std::optional<std::string>("/home/agent/.ssh"));
@@ -113,21 +123,25 @@ TEST_CASE("paths: tilde expands to the compiling user's home") {
     CHECK(resolve("a/~/b").path == std::optional<std::string>("/work/project/a/~/b"));
 }
 
-TEST_CASE("paths: tilde refusals") {
+TEST_CASE("paths: tilde refusals")
+{
     Resolved r = resolve("~alice/x");
     CHECK_FALSE(r.path);
     CHECK(r.err.rule_id == "invalid-path");
-    CHECK(r.err.message == "read_denies: '~alice/x': '~user' paths are not supported; write '~/...' or an absolute path");
+    CHECK(r.err.message ==
+          "read_denies: '~alice/x': '~user' paths are not supported; write '~/...' or an absolute path");
 
     r = resolve("~/.ssh", std::nullopt);
     CHECK_FALSE(r.path);
-    CHECK(r.err.message == "read_denies: cannot expand '~' in '~/.ssh': $HOME is not set and uid " +
-                               std::to_string(getuid()) + " has no home directory in the password database");
+    CHECK(r.err.message ==
+          "read_denies: cannot expand '~' in '~/.ssh': $HOME is not set and uid " + std::to_string(getuid()) +
+              " has no home directory in the password database");
 
     r = resolve("~", std::string(""));
     CHECK_FALSE(r.path);
-    CHECK(r.err.message == "read_denies: cannot expand '~' in '~': $HOME is set but empty; set it to your home "
-                           "directory, or unset it to use the password database's");
+    CHECK(r.err.message ==
+          "read_denies: cannot expand '~' in '~': $HOME is set but empty; set it to your home "
+          "directory, or unset it to use the password database's");
 
     r = resolve("~/x", std::string("relative/home"));
     CHECK_FALSE(r.path);
@@ -137,7 +151,8 @@ TEST_CASE("paths: tilde refusals") {
     CHECK(resolve("/etc", std::nullopt).path == std::optional<std::string>("/etc"));
 }
 
-TEST_CASE("paths: policy_home is $HOME as set, else the password database's home of the real uid") {
+TEST_CASE("paths: policy_home is $HOME as set, else the password database's home of the real uid")
+{
     {
         HomeGuard home("/srv/agent-home");
         CHECK(policy_home() == std::optional<std::string>("/srv/agent-home"));
@@ -154,7 +169,8 @@ TEST_CASE("paths: policy_home is $HOME as set, else the password database's home
     CHECK(resolve("~/.ssh", policy_home()).path == std::optional<std::string>(normalize_absolute(*expected + "/.ssh")));
 }
 
-TEST_CASE("paths: relative paths resolve against the policy directory") {
+TEST_CASE("paths: relative paths resolve against the policy directory")
+{
     CHECK(resolve(".").path == std::optional<std::string>("/work/project"));
     CHECK(resolve("./").path == std::optional<std::string>("/work/project"));
     CHECK(resolve(".git/hooks").path == std::optional<std::string>("/work/project/.git/hooks"));
@@ -163,7 +179,8 @@ TEST_CASE("paths: relative paths resolve against the policy directory") {
     CHECK(resolve("/abs/../x").path == std::optional<std::string>("/x"));
 }
 
-TEST_CASE("paths: glob characters are refused with the field named") {
+TEST_CASE("paths: glob characters are refused with the field named")
+{
     for (const char *raw : {"~/.ssh/*", "/tmp/?x", "/a/[ab]", "/a/b]", "/a/{x,y}"}) {
         CAPTURE(raw);
         const Resolved r = resolve(raw);
@@ -178,7 +195,8 @@ TEST_CASE("paths: glob characters are refused with the field named") {
     CHECK(resolve("/a/x}").path == std::optional<std::string>("/a/x}"));
 }
 
-TEST_CASE("paths: empty, NUL, newline and overlong paths are refused") {
+TEST_CASE("paths: empty, NUL, newline and overlong paths are refused")
+{
     Resolved r = resolve("");
     CHECK_FALSE(r.path);
     CHECK(r.err.rule_id == "invalid-path");
@@ -202,7 +220,8 @@ TEST_CASE("paths: empty, NUL, newline and overlong paths are refused") {
     CHECK(resolve(longest + "/..").path == std::optional<std::string>("/"));
 }
 
-TEST_CASE("paths: read_file reads everything and reports errno text") {
+TEST_CASE("paths: read_file reads everything and reports errno text")
+{
     TempDir dir;
     const std::string file = dir.path + "/f";
     std::string data(200000, 'q'), out, err;
@@ -218,7 +237,8 @@ TEST_CASE("paths: read_file reads everything and reports errno text") {
     CHECK(err == "Is a directory");
 }
 
-TEST_CASE("paths: write_file_atomically replaces the file with the given mode and leaves no temporary") {
+TEST_CASE("paths: write_file_atomically replaces the file with the given mode and leaves no temporary")
+{
     TempDir dir;
     const std::string file = dir.path + "/plan.bin";
     std::string err, out;
@@ -235,7 +255,8 @@ TEST_CASE("paths: write_file_atomically replaces the file with the given mode an
     CHECK(std::distance(std::filesystem::directory_iterator(dir.path), std::filesystem::directory_iterator()) == 1);
 }
 
-TEST_CASE("paths: a failed atomic write leaves the target and the directory untouched") {
+TEST_CASE("paths: a failed atomic write leaves the target and the directory untouched")
+{
     TempDir dir;
     std::string err;
     CHECK_FALSE(write_file_atomically(dir.path + "/missing/plan.bin", {1}, 0644, err));

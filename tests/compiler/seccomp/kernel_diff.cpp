@@ -45,8 +45,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -197,9 +197,8 @@ long i386_call(uint32_t nr, const uint64_t (&a)[6])
                  "pop %%rbp\n\t"
                  "add $128, %%rsp"
                  : "+a"(eax), [a5] "+r"(a5)
-                 : "b"(static_cast<uint32_t>(a[0])), "c"(static_cast<uint32_t>(a[1])),
-                   "d"(static_cast<uint32_t>(a[2])), "S"(static_cast<uint32_t>(a[3])),
-                   "D"(static_cast<uint32_t>(a[4]))
+                 : "b"(static_cast<uint32_t>(a[0])), "c"(static_cast<uint32_t>(a[1])), "d"(static_cast<uint32_t>(a[2])),
+                   "S"(static_cast<uint32_t>(a[3])), "D"(static_cast<uint32_t>(a[4]))
                  : "r8", "r9", "r10", "r11", "memory", "cc");
     return static_cast<int32_t>(eax);
 }
@@ -227,16 +226,16 @@ struct Shared {
 
 // ERRNO(kMarker) for everything but exit, exit_group, and seccomp() with the cookie in args[3].
 constexpr sock_filter kMarkerFilter[] = {
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, TP_SD_ARCH),                  // 0
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TP_ARCH_X86_64, 0, 6),       // 1: foreign -> 8
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, TP_SD_NR),                    // 2
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kNrExit, 5, 0),              // 3: -> 9
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kNrExitGroup, 4, 0),         // 4: -> 9
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kNrSeccomp, 0, 2),           // 5: other -> 8
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, TP_SD_ARGS + 3 * 8),          // 6: args[3] low
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kCookie, 1, 0),              // 7: -> 9
-    BPF_STMT(BPF_RET | BPF_K, TP_RET_ERRNO | kMarker),               // 8
-    BPF_STMT(BPF_RET | BPF_K, TP_RET_ALLOW),                         // 9
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, TP_SD_ARCH),             // 0
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TP_ARCH_X86_64, 0, 6),  // 1: foreign -> 8
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, TP_SD_NR),               // 2
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kNrExit, 5, 0),         // 3: -> 9
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kNrExitGroup, 4, 0),    // 4: -> 9
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kNrSeccomp, 0, 2),      // 5: other -> 8
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, TP_SD_ARGS + 3 * 8),     // 6: args[3] low
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kCookie, 1, 0),         // 7: -> 9
+    BPF_STMT(BPF_RET | BPF_K, TP_RET_ERRNO | kMarker),          // 8
+    BPF_STMT(BPF_RET | BPF_K, TP_RET_ALLOW),                    // 9
 };
 
 enum SetupStep : uint32_t { kRlimit = 1, kDumpable, kGroups, kGid, kUid, kNnp, kMarkerInstall, kPolicyInstall };
@@ -247,8 +246,8 @@ enum SetupStep : uint32_t { kRlimit = 1, kDumpable, kGroups, kGid, kUid, kNnp, k
     _exit(1);
 }
 
-[[noreturn]] void child(Shared *sh, std::span<const tp_bpf_insn> policy,
-                        std::span<const TestCase> cases, size_t start, bool unprivileged)
+[[noreturn]] void child(Shared *sh, std::span<const tp_bpf_insn> policy, std::span<const TestCase> cases, size_t start,
+                        bool unprivileged)
 {
     // A killed child must not write a core file (core_pattern may be a relative path).
     const rlimit no_core = {0, 0};
@@ -282,8 +281,7 @@ enum SetupStep : uint32_t { kRlimit = 1, kDumpable, kGroups, kGid, kUid, kNnp, k
         Slot &s = sh->slots[i];
         s.state = Slot::Started;
         const TestCase &c = cases[i];
-        s.ret = c.abi == Abi::I386 ? i386_call(c.data.nr, c.data.args)
-                                   : native_call(c.data.nr, c.data.args);
+        s.ret = c.abi == Abi::I386 ? i386_call(c.data.nr, c.data.args) : native_call(c.data.nr, c.data.args);
         s.state = Slot::Done;
     }
     raw_exit(0);
@@ -310,8 +308,7 @@ Outcome outcome_of_death(const TestCase &c, int status)
 {
     if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
         return {Outcome::Kind::Kill, 0};
-    if (WIFEXITED(status) && static_cast<uint64_t>(WEXITSTATUS(status)) == kExecutedStatus &&
-        is_exit_call(c))
+    if (WIFEXITED(status) && static_cast<uint64_t>(WEXITSTATUS(status)) == kExecutedStatus && is_exit_call(c))
         return {Outcome::Kind::Allow, 0};
     return {Outcome::Kind::Died, static_cast<uint32_t>(status)};
 }
@@ -324,10 +321,9 @@ struct Variant {
 
 std::string variant_name(const Variant &v)
 {
-    return std::string("harden=") + (v.flags.harden ? "1" : "0") +
-           " deny_unix=" + (v.flags.deny_unix ? "1" : "0") +
-           (v.rules.empty() ? "" : " +" + std::to_string(v.rules.size()) + " policy rules") +
-           (v.unprivileged ? " uid=65534" : " uid=" + std::to_string(geteuid()));
+    return std::string("harden=") + (v.flags.harden ? "1" : "0") + " deny_unix=" + (v.flags.deny_unix ? "1" : "0") +
+        (v.rules.empty() ? "" : " +" + std::to_string(v.rules.size()) + " policy rules") +
+        (v.unprivileged ? " uid=65534" : " uid=" + std::to_string(geteuid()));
 }
 
 // Policy rules of every kind, some cut by the hardening's cases or by each other, on calls the
@@ -354,8 +350,8 @@ struct Tally {
 
 // Runs every case in children; the kernel's outcome of case i goes to kernel[i].
 // Returns an empty string, or why the run could not be completed.
-std::string run_cases(std::span<const tp_bpf_insn> policy, std::span<const TestCase> cases,
-                      bool unprivileged, std::vector<Outcome> &kernel, Tally &tally)
+std::string run_cases(std::span<const tp_bpf_insn> policy, std::span<const TestCase> cases, bool unprivileged,
+                      std::vector<Outcome> &kernel, Tally &tally)
 {
     size_t bytes = sizeof(Shared) + cases.size() * sizeof(Slot);
     void *mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -381,8 +377,8 @@ std::string run_cases(std::span<const tp_bpf_insn> policy, std::span<const TestC
             break;
         }
         if (sh->setup_error != 0) {
-            err = "child setup step " + std::to_string(sh->setup_error & 0xff) + " failed: " +
-                  std::strerror(static_cast<int>(sh->setup_error >> 8));
+            err = "child setup step " + std::to_string(sh->setup_error & 0xff) +
+                " failed: " + std::strerror(static_cast<int>(sh->setup_error >> 8));
             break;
         }
         if (sh->uid_seen != want_uid) {
@@ -408,8 +404,8 @@ std::string run_cases(std::span<const tp_bpf_insn> policy, std::span<const TestC
 }
 
 // Compares the kernel with the evaluator and the intent; appends one line per disagreement.
-void compare(const ts::Profile &profile, std::span<const tp_bpf_insn> policy,
-             std::span<const TestCase> cases, std::span<const Outcome> kernel, Tally &tally)
+void compare(const ts::Profile &profile, std::span<const tp_bpf_insn> policy, std::span<const TestCase> cases,
+             std::span<const Outcome> kernel, Tally &tally)
 {
     for (size_t i = 0; i < cases.size(); i++) {
         Outcome k = kernel[i];
@@ -424,9 +420,8 @@ void compare(const ts::Profile &profile, std::span<const tp_bpf_insn> policy,
         }
         if (k == e && k == p)
             continue;
-        tally.mismatches.push_back(describe(cases[i]) + (cases[i].abi == Abi::I386 ? " [i386]" : "") +
-                                   ": kernel " + describe(k) + ", evaluator " + describe(e) +
-                                   ", intended " + describe(p));
+        tally.mismatches.push_back(describe(cases[i]) + (cases[i].abi == Abi::I386 ? " [i386]" : "") + ": kernel " +
+                                   describe(k) + ", evaluator " + describe(e) + ", intended " + describe(p));
     }
 }
 
@@ -442,8 +437,14 @@ public:
             d.args[0] = kExecutedStatus;  // an executed exit must be recognisable
         if (abi == Abi::Native && d.nr == kNrSeccomp && static_cast<uint32_t>(d.args[3]) == kCookie)
             d.args[3] ^= 1;  // the cookie would let the call through the marker
-        CaseKey key = {static_cast<uint64_t>(abi) << 32 | d.nr, d.args[0], d.args[1], d.args[2],
-                       d.args[3], d.args[4], d.args[5], d.arch};
+        CaseKey key = {static_cast<uint64_t>(abi) << 32 | d.nr,
+                       d.args[0],
+                       d.args[1],
+                       d.args[2],
+                       d.args[3],
+                       d.args[4],
+                       d.args[5],
+                       d.arch};
         if (seen_.insert(key).second)
             cases_.push_back({abi, d});
     }
@@ -532,7 +533,7 @@ bool i386_reachable(std::string &why)
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return true;
     why = "getpid through int $0x80 " + describe(Outcome{Outcome::Kind::Died, static_cast<uint32_t>(status)}) +
-          " with no filter installed";
+        " with no filter installed";
     return false;
 }
 
@@ -547,8 +548,8 @@ constexpr tp_bpf_insn kAllowEverything[] = {{BPF_RET | BPF_K, 0, 0, TP_RET_ALLOW
 constexpr size_t kMaxUnfilteredCalls = 4;
 
 struct Calibration {
-    std::vector<TestCase> filtered;    // the cases seccomp decides on this kernel
-    std::string unfiltered;            // the others, grouped by what happened to them
+    std::vector<TestCase> filtered;  // the cases seccomp decides on this kernel
+    std::string unfiltered;          // the others, grouped by what happened to them
     size_t unfiltered_count = 0;
     size_t children = 0;
 };
@@ -588,14 +589,14 @@ std::string calibrate(std::vector<TestCase> cases, bool unprivileged, Calibratio
                 n->second++;
         }
         for (size_t i = 0; i < names.size() && i < 8; i++)
-            cal.unfiltered += " " + names[i].first +
-                              (names[i].second > 1 ? " (" + std::to_string(names[i].second) + " inputs)" : "");
+            cal.unfiltered +=
+                " " + names[i].first + (names[i].second > 1 ? " (" + std::to_string(names[i].second) + " inputs)" : "");
         if (names.size() > 8)
             cal.unfiltered += " ...";
     }
     if (unfiltered_calls.size() > kMaxUnfilteredCalls)
-        return "calibration: " + std::to_string(unfiltered_calls.size()) +
-               " distinct calls never reach seccomp (" + cal.unfiltered + ")";
+        return "calibration: " + std::to_string(unfiltered_calls.size()) + " distinct calls never reach seccomp (" +
+            cal.unfiltered + ")";
     return "";
 }
 
@@ -622,9 +623,9 @@ bool run_variant(const Variant &v, bool with_i386)
                 "%zu never reach seccomp here; %zu allowed, %zu errno, %zu killed; "
                 "%zu children, %.0f ms; %zu mismatches\n",
                 tally.mismatches.empty() ? "ok  " : "FAIL", variant_name(v).c_str(), policy.size(),
-                cal.filtered.size() + cal.unfiltered_count, counts.native, counts.arguments,
-                counts.x32, counts.i386, cal.unfiltered_count, tally.allowed, tally.errnos,
-                tally.killed, cal.children + tally.children, ms, tally.mismatches.size());
+                cal.filtered.size() + cal.unfiltered_count, counts.native, counts.arguments, counts.x32, counts.i386,
+                cal.unfiltered_count, tally.allowed, tally.errnos, tally.killed, cal.children + tally.children, ms,
+                tally.mismatches.size());
     if (cal.unfiltered_count != 0)
         std::printf("  not subject to seccomp on this kernel (left out): %s\n", cal.unfiltered.c_str());
     for (const std::string &m : tally.mismatches)
@@ -667,8 +668,8 @@ bool self_check()
     bool ok = err.empty() && evaluator_disagrees == 0 && denials > 0 && intent_disagrees == denials;
     std::printf("%s self-check (allow-all program vs the hardening intent): %zu cases, %zu "
                 "evaluator disagreements (want 0), %zu intent disagreements (want %zu)%s%s\n",
-                ok ? "ok  " : "FAIL", cal.filtered.size(), evaluator_disagrees, intent_disagrees,
-                denials, err.empty() ? "" : ": ", err.c_str());
+                ok ? "ok  " : "FAIL", cal.filtered.size(), evaluator_disagrees, intent_disagrees, denials,
+                err.empty() ? "" : ": ", err.c_str());
     return ok;
 }
 
@@ -682,7 +683,8 @@ int main()
         bool with_i386 = i386_reachable(why);
         if (!with_i386)
             std::printf("note: i386 cases not run: %s (this kernel has no 32-bit syscall entry, "
-                        "so no filter is ever asked about one)\n", why.c_str());
+                        "so no filter is ever asked about one)\n",
+                        why.c_str());
         std::vector<bool> users = {false};
         if (geteuid() == 0)
             users.push_back(true);

@@ -50,10 +50,22 @@ bool a_after(Prog compute, uint32_t expected, const SeccompData &d = {})
     return run(compute, d).ret == kYes;
 }
 
-tp_bpf_insn ld_imm(uint32_t k) { return BPF_STMT(BPF_LD | BPF_IMM, k); }
-tp_bpf_insn ldx_imm(uint32_t k) { return BPF_STMT(BPF_LDX | BPF_IMM, k); }
-tp_bpf_insn alu_k(uint16_t op, uint32_t k) { return BPF_STMT(static_cast<uint16_t>(BPF_ALU | op | BPF_K), k); }
-tp_bpf_insn alu_x(uint16_t op) { return BPF_STMT(static_cast<uint16_t>(BPF_ALU | op | BPF_X), 0); }
+tp_bpf_insn ld_imm(uint32_t k)
+{
+    return BPF_STMT(BPF_LD | BPF_IMM, k);
+}
+tp_bpf_insn ldx_imm(uint32_t k)
+{
+    return BPF_STMT(BPF_LDX | BPF_IMM, k);
+}
+tp_bpf_insn alu_k(uint16_t op, uint32_t k)
+{
+    return BPF_STMT(static_cast<uint16_t>(BPF_ALU | op | BPF_K), k);
+}
+tp_bpf_insn alu_x(uint16_t op)
+{
+    return BPF_STMT(static_cast<uint16_t>(BPF_ALU | op | BPF_X), 0);
+}
 
 // A program that returns kYes when the jump `j` (jt 0, jf 1) is taken, else kNo.
 uint32_t jump_result(Prog setup, tp_bpf_insn j)

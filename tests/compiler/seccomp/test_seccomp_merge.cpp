@@ -33,7 +33,10 @@ constexpr uint32_t kTiocsti = 0x5412, kTioclinux = 0x541c, kFionread = 0x541b;
 constexpr uint32_t kCloneNewUser = 0x10000000, kCloneNewNet = 0x40000000, kCloneVm = 0x100;
 constexpr ProfileFlags kHarden{true, false}, kBaseline{false, false};
 
-uint32_t nr_of(std::string_view name) { return *syscall_number(name); }
+uint32_t nr_of(std::string_view name)
+{
+    return *syscall_number(name);
+}
 
 PolicyRule rule(std::string_view name, std::vector<ArgTest> when, Action action = Action::error(EPERM),
                 std::string where = "rules.tart:1:1")
@@ -163,13 +166,13 @@ void check_merged(ProfileFlags flags, const std::vector<PolicyRule> &rules, uint
 // makes the same rules.
 PolicyRule random_rule(std::mt19937 &gen, std::string where)
 {
-    static const std::vector<std::string_view> kNames = {"ioctl", "socket", "clone", "personality", "kcmp",
-                                                         "mprotect", "fcntl", "socketpair", "prctl", "ptrace"};
-    static const std::vector<uint32_t> kPool = {0,      1,      2,          3,          16,      0x5412,
-                                                0x541b, 0x541c, 0x10000000, 0x40000000, 0x10001, 0xffffffff,
-                                                0x80000000, 0x7fffffff, 0x100, 0x6};
-    static const std::vector<uint32_t> kMasks = {0x1, 0x4, 0x6, 0x100, 0x10000000, 0x40000000, 0x50000000,
-                                                 0x10001, 0x80000000};
+    static const std::vector<std::string_view> kNames = {"ioctl",    "socket", "clone",      "personality", "kcmp",
+                                                         "mprotect", "fcntl",  "socketpair", "prctl",       "ptrace"};
+    static const std::vector<uint32_t> kPool = {0,          1,          2,          3,          16,      0x5412,
+                                                0x541b,     0x541c,     0x10000000, 0x40000000, 0x10001, 0xffffffff,
+                                                0x80000000, 0x7fffffff, 0x100,      0x6};
+    static const std::vector<uint32_t> kMasks = {0x1,        0x4,        0x6,     0x100,     0x10000000,
+                                                 0x40000000, 0x50000000, 0x10001, 0x80000000};
     PolicyRule r;
     r.nr = nr_of(kNames[gen() % kNames.size()]);
     const bool kill = gen() % 4 == 0;
@@ -204,11 +207,11 @@ TEST_CASE("seccomp merge: a policy rule below a built-in rule keeps the built-in
         rule("ioctl", {}, Action::error(EINVAL)),
     };
     const Profile p(kHarden, rules);
-    CHECK(p.intended(call("ioctl", {0, kTiocsti})) == Action::error(EPERM));       // the hardening's
+    CHECK(p.intended(call("ioctl", {0, kTiocsti})) == Action::error(EPERM));  // the hardening's
     CHECK(p.intended(call("ioctl", {0, kTioclinux})) == Action::error(EPERM));
-    CHECK(p.intended(call("ioctl", {0, kFionread})) == Action::error(EACCES));     // rule 0
+    CHECK(p.intended(call("ioctl", {0, kFionread})) == Action::error(EACCES));  // rule 0
     CHECK(p.intended(call("ioctl", {0, kHigh | kFionread})) == Action::error(EACCES));
-    CHECK(p.intended(call("ioctl", {0, 0x5413})) == Action::error(EINVAL));        // rule 1: the rest
+    CHECK(p.intended(call("ioctl", {0, 0x5413})) == Action::error(EINVAL));  // rule 1: the rest
     CHECK(applies(p) == std::vector<bool>{true, true});
     const SyscallRule &ioctl = *p.rule_for(nr_of("ioctl"));
     REQUIRE(ioctl.cases.size() == 3);
@@ -240,8 +243,9 @@ TEST_CASE("seccomp merge: rules of a syscall without a built-in rule, in policy 
 
 TEST_CASE("seccomp merge: a rule for every call of a syscall is an unconditional rule")
 {
-    const Profile p(kHarden, {rule("kcmp", {}, Action::error(EACCES), "r.tart:4:5"),
-                              rule("kcmp", {{Kind::In, 0, {1}}}, Action::kill(), "r.tart:5:5")});
+    const Profile p(kHarden,
+                    {rule("kcmp", {}, Action::error(EACCES), "r.tart:4:5"),
+                     rule("kcmp", {{Kind::In, 0, {1}}}, Action::kill(), "r.tart:5:5")});
     const SyscallRule &kcmp = *p.rule_for(nr_of("kcmp"));
     CHECK(kcmp.cases.empty());
     CHECK(kcmp.otherwise == Action::error(EACCES));
@@ -253,30 +257,31 @@ TEST_CASE("seccomp merge: a rule for every call of a syscall is an unconditional
 TEST_CASE("seccomp merge: shadowed rules are the ones a built-in or earlier rule fully covers")
 {
     const std::vector<PolicyRule> rules = {
-        rule("ptrace", {}, Action::error(EACCES)),                                    // hardening: EPERM always
-        rule("ioctl", {{Kind::In, 1, {kTiocsti, kTioclinux}}}, Action::error(EACCES)),  // covered by the hardening
-        rule("clone", {{Kind::AnyBit, 0, {kCloneNewUser | kCloneNewNet}}}),           // inside CLONE_NEW*
-        rule("clone", {{Kind::AnyBit, 0, {kCloneNewUser | kCloneVm}}}),               // CLONE_VM alone is new
-        rule("socket", {{Kind::In, 0, {40}}}),                                        // AF_VSOCK: the baseline
+        rule("ptrace", {}, Action::error(EACCES)),                                        // hardening: EPERM always
+        rule("ioctl", {{Kind::In, 1, {kTiocsti, kTioclinux}}}, Action::error(EACCES)),    // covered by the hardening
+        rule("clone", {{Kind::AnyBit, 0, {kCloneNewUser | kCloneNewNet}}}),               // inside CLONE_NEW*
+        rule("clone", {{Kind::AnyBit, 0, {kCloneNewUser | kCloneVm}}}),                   // CLONE_VM alone is new
+        rule("socket", {{Kind::In, 0, {40}}}),                                            // AF_VSOCK: the baseline
         rule("socket", {{Kind::In, 0, {2}}, {Kind::In, 1, {3}}}, Action::error(EACCES)),  // AF_INET raw: new
         rule("socket", {{Kind::In, 0, {2}}, {Kind::In, 1, {3}}, {Kind::In, 2, {1}}}),     // under the one above
-        rule("io_uring_setup", {}),                                                   // the baseline: ENOSYS
+        rule("io_uring_setup", {}),                                                       // the baseline: ENOSYS
     };
     const Profile harden(kHarden, rules);
     CHECK(applies(harden) == std::vector<bool>{false, false, false, true, false, true, false, false});
     CHECK(shadowed_by(harden) ==
           std::vector<std::string>{"built-in", "built-in", "built-in", "-", "built-in", "-", "5", "built-in"});
     // Covered by two earlier rules together, of other actions: named by the one that completes it.
-    const Profile together(kHarden, {rule("kcmp", {{Kind::In, 0, {1}}}),
-                                     rule("kcmp", {{Kind::In, 0, {2}}}, Action::error(EACCES)),
-                                     rule("kcmp", {{Kind::In, 0, {1, 2}}}, Action::error(EINVAL))});
+    const Profile together(kHarden,
+                           {rule("kcmp", {{Kind::In, 0, {1}}}),
+                            rule("kcmp", {{Kind::In, 0, {2}}}, Action::error(EACCES)),
+                            rule("kcmp", {{Kind::In, 0, {1, 2}}}, Action::error(EINVAL))});
     CHECK(shadowed_by(together) == std::vector<std::string>{"-", "-", "1+"});
     const Profile baseline(kBaseline, rules);
     CHECK(applies(baseline) == std::vector<bool>{true, true, true, true, false, true, false, false});
-    CHECK(harden.intended(call("clone", {kCloneVm | 17})) == Action::error(EPERM));     // rule 3
-    CHECK(harden.intended(call("clone", {kCloneNewUser})) == Action::error(EPERM));     // the hardening
+    CHECK(harden.intended(call("clone", {kCloneVm | 17})) == Action::error(EPERM));  // rule 3
+    CHECK(harden.intended(call("clone", {kCloneNewUser})) == Action::error(EPERM));  // the hardening
     CHECK(harden.intended(call("socket", {2, 3, 262})) == Action::error(EPROTONOSUPPORT));
-    CHECK(harden.intended(call("socket", {2, 3, 1})) == Action::error(EACCES));         // rule 5, not 6
+    CHECK(harden.intended(call("socket", {2, 3, 1})) == Action::error(EACCES));  // rule 5, not 6
     check_merged(kHarden, rules, 4);
     check_merged(kBaseline, rules, 5);
 }
@@ -374,15 +379,15 @@ TEST_CASE("seccomp merge: rules too intricate or too long for a filter are refus
 
     // Fits the profile, not a filter: `not in` on two arguments needs the product of their
     // covers (each up to 32 comparisons per value), refused before libseccomp builds it.
-    const Profile two_not_in(kBaseline, {rule("ioctl", {{Kind::In, 0, {2, 3}},
-                                                         {Kind::NotIn, 1, {1, 0x10000000}},
-                                                         {Kind::NotIn, 2, {0, 0x10001}}})});
+    const Profile two_not_in(
+        kBaseline,
+        {rule("ioctl", {{Kind::In, 0, {2, 3}}, {Kind::NotIn, 1, {1, 0x10000000}}, {Kind::NotIn, 2, {0, 0x10001}}})});
     CHECK_THROWS_WITH_AS(lower_seccomp(two_not_in), doctest::Contains("more than 2048 chains of comparisons"),
                          std::runtime_error);
     // Few enough chains, yet more than the kernel's 4096 instructions once lowered.
-    const Profile long_filter(kHarden, {rule("mmap", {{Kind::NotIn, 1, {0x10}}, {Kind::In, 3, {1}},
-                                                      {Kind::NotIn, 4, {1}}}),
-                                        rule("mprotect", {{Kind::NotIn, 0, {5}}, {Kind::In, 1, {1, 2, 3, 4}}})});
+    const Profile long_filter(kHarden,
+                              {rule("mmap", {{Kind::NotIn, 1, {0x10}}, {Kind::In, 3, {1}}, {Kind::NotIn, 4, {1}}}),
+                               rule("mprotect", {{Kind::NotIn, 0, {5}}, {Kind::In, 1, {1, 2, 3, 4}}})});
     CHECK_THROWS_WITH_AS(lower_seccomp(long_filter), doctest::Contains("the kernel's limit is 4096"),
                          std::runtime_error);
 }

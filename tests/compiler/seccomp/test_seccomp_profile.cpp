@@ -30,7 +30,10 @@ SeccompData call(std::string_view name, std::initializer_list<uint64_t> args = {
     return d;
 }
 
-Action answer(ProfileFlags flags, const SeccompData &d) { return Profile(flags).intended(d); }
+Action answer(ProfileFlags flags, const SeccompData &d)
+{
+    return Profile(flags).intended(d);
+}
 
 const ProfileFlags kHarden{true, false}, kBaseline{false, false}, kDenyUnix{true, true};
 
@@ -113,10 +116,30 @@ TEST_CASE("seccomp profile: socket families are judged on the low 32 bits")
 
 TEST_CASE("seccomp profile: hardening refuses what docs/seccomp.md lists, the baseline does not")
 {
-    for (std::string_view name : {"ptrace", "process_vm_readv", "bpf", "mount", "umount2", "pivot_root",
-                                  "open_tree", "move_mount", "fsopen", "mount_setattr", "open_tree_attr", "unshare",
-                                  "setns", "open_by_handle_at", "keyctl", "userfaultfd", "perf_event_open",
-                                  "init_module", "kexec_load", "reboot", "syslog", "iopl", "acct", "quotactl_fd"}) {
+    for (std::string_view name : {"ptrace",
+                                  "process_vm_readv",
+                                  "bpf",
+                                  "mount",
+                                  "umount2",
+                                  "pivot_root",
+                                  "open_tree",
+                                  "move_mount",
+                                  "fsopen",
+                                  "mount_setattr",
+                                  "open_tree_attr",
+                                  "unshare",
+                                  "setns",
+                                  "open_by_handle_at",
+                                  "keyctl",
+                                  "userfaultfd",
+                                  "perf_event_open",
+                                  "init_module",
+                                  "kexec_load",
+                                  "reboot",
+                                  "syslog",
+                                  "iopl",
+                                  "acct",
+                                  "quotactl_fd"}) {
         CAPTURE(name);
         CHECK(answer(kHarden, call(name)) == Action::error(EPERM));
         CHECK(answer(kBaseline, call(name)) == Action::allow());

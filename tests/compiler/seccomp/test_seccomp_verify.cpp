@@ -240,8 +240,8 @@ void mutate(const Prog &prog, uint32_t at, std::vector<Mutant> &out)
     for (uint32_t k : {in.k + 1, in.k - 1, in.k ^ 1u, in.k ^ 0x80000000u, in.k ^ 0x100u})
         variants.push_back({in.code, in.jt, in.jf, k});
     if (in.code == (TP_BPF_RET | TP_BPF_K))
-        for (uint32_t k : {TP_RET_ALLOW, TP_RET_ERRNO | EPERM, TP_RET_KILL_PROCESS, TP_RET_ERRNO | EACCES,
-                           TP_RET_ERRNO | ENOSYS})
+        for (uint32_t k :
+             {TP_RET_ALLOW, TP_RET_ERRNO | EPERM, TP_RET_KILL_PROCESS, TP_RET_ERRNO | EACCES, TP_RET_ERRNO | ENOSYS})
             variants.push_back({in.code, in.jt, in.jf, k});
     std::vector<tp_bpf_insn> kept;
     for (const tp_bpf_insn &v : variants) {
@@ -307,10 +307,10 @@ void mutation_test(const std::string &name, const Profile &profile, const Prog &
         }
         work[m.at] = oracle.prog[m.at];
     }
-    MESSAGE(name, ": ", oracle.prog.size(), " instructions, ", mutants.size(), " mutants: ",
-            structural, " refused by the structural check, ", semantic, " by translation validation (",
-            verifier_only, " of them differ on no oracle input), ", equivalent, " equivalent on all ",
-            oracle.inputs.size(), " oracle inputs; ", missed, " changed behaviour unnoticed");
+    MESSAGE(name, ": ", oracle.prog.size(), " instructions, ", mutants.size(), " mutants: ", structural,
+            " refused by the structural check, ", semantic, " by translation validation (", verifier_only,
+            " of them differ on no oracle input), ", equivalent, " equivalent on all ", oracle.inputs.size(),
+            " oracle inputs; ", missed, " changed behaviour unnoticed");
     CHECK(missed == 0);
     CHECK(structural + semantic + equivalent + missed == mutants.size());
 }
@@ -332,7 +332,7 @@ TEST_CASE("seccomp_verify: the lowered program of every profile passes")
     for (ProfileFlags flags : kAllFlags) {
         const Profile profile(flags);
         const std::optional<std::string> verdict = verify_seccomp(lowered(flags), profile);
-    CHECK(verify_seccomp(lowered(flags), ValidationSet(profile)) == verdict);
+        CHECK(verify_seccomp(lowered(flags), ValidationSet(profile)) == verdict);
         INFO(flags_name(flags), ": ", verdict.value_or(""));
         CHECK_FALSE(verdict.has_value());
     }
@@ -398,12 +398,27 @@ TEST_CASE("seccomp_verify: a structurally bad program is refused with the check'
     CHECK(verdict->find("beyond the end") != std::string::npos);
 }
 
-void mutation_test(ProfileFlags flags) { mutation_test(flags_name(flags), Profile(flags), lowered(flags)); }
+void mutation_test(ProfileFlags flags)
+{
+    mutation_test(flags_name(flags), Profile(flags), lowered(flags));
+}
 
-TEST_CASE("seccomp_verify: mutation test, harden off, deny_unix off") { mutation_test({false, false}); }
-TEST_CASE("seccomp_verify: mutation test, harden off, deny_unix on") { mutation_test({false, true}); }
-TEST_CASE("seccomp_verify: mutation test, harden on, deny_unix off") { mutation_test({true, false}); }
-TEST_CASE("seccomp_verify: mutation test, harden on, deny_unix on") { mutation_test({true, true}); }
+TEST_CASE("seccomp_verify: mutation test, harden off, deny_unix off")
+{
+    mutation_test({false, false});
+}
+TEST_CASE("seccomp_verify: mutation test, harden off, deny_unix on")
+{
+    mutation_test({false, true});
+}
+TEST_CASE("seccomp_verify: mutation test, harden on, deny_unix off")
+{
+    mutation_test({true, false});
+}
+TEST_CASE("seccomp_verify: mutation test, harden on, deny_unix on")
+{
+    mutation_test({true, true});
+}
 
 // The policy's own rules (seccomp_merge.h) of every kind, some cut by the hardening's cases or
 // by each other: their comparisons are as closely checked as the built-in ones.

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "bpf_check.h"
 #include "fake_host.h"
 #include "lower.h"
 #include "lower_fs.h"
-#include "bpf_check.h"
 #include "plan_reader.h"
 #include "plan_writer.h"
 #include "verify.h"
@@ -195,7 +195,10 @@ std::vector<uint8_t> encode(const Decoded &d)
     return w.finish();
 }
 
-LocatedPath rule_at(const std::string &path, uint32_t line) { return {path, SourcePos{"/w/policy.toml", line, 3}}; }
+LocatedPath rule_at(const std::string &path, uint32_t line)
+{
+    return {path, SourcePos{"/w/policy.toml", line, 3}};
+}
 
 Policy workspace_policy()
 {
@@ -288,14 +291,13 @@ TEST_CASE("verify: a corrupted Landlock rule is refused")
     }
     SUBCASE("a writable root that only gets read")
     {
-        const std::string err =
-            f.verify_edited([](Decoded &d) { rule_on(d, TP_LL_PATH, "/w").access = kReadRights; });
+        const std::string err = f.verify_edited([](Decoded &d) { rule_on(d, TP_LL_PATH, "/w").access = kReadRights; });
         CHECK(err.find("/w") != std::string::npos);
     }
     SUBCASE("file rights on an expanded directory reach its denied child")
     {
-        const std::string err = f.verify_edited(
-            [](Decoded &d) { rule_on(d, TP_LL_PATH, "/home/u").access |= TP_LL_FS_READ_FILE; });
+        const std::string err =
+            f.verify_edited([](Decoded &d) { rule_on(d, TP_LL_PATH, "/home/u").access |= TP_LL_FS_READ_FILE; });
         CHECK(err.find(".ssh") != std::string::npos);
     }
     SUBCASE("a right outside the handled set")
@@ -382,9 +384,8 @@ TEST_CASE("verify: a dropped or misplaced mount step is refused")
     }
     SUBCASE("both absent-target flags")
     {
-        const std::string err = f.verify_edited([](Decoded &d) {
-            step_at(d, TP_MNT_WRITE_DENY, "/w/.git/hooks").flags |= TP_MNTF_MATERIALIZE_DIR;
-        });
+        const std::string err = f.verify_edited(
+            [](Decoded &d) { step_at(d, TP_MNT_WRITE_DENY, "/w/.git/hooks").flags |= TP_MNTF_MATERIALIZE_DIR; });
         CHECK(err.find("absent-target") != std::string::npos);
     }
     SUBCASE("a path that is not normalised")
@@ -449,9 +450,9 @@ TEST_CASE("verify: a seccomp filter that is not the policy's profile is refused"
     CHECK(f.verify_edited([](Decoded &d) { d.has_seccomp = false; }) ==
           "the plan reader refuses it: the header requires seccomp, but the plan has no seccomp filter");
     CHECK(f.verify_edited([](Decoded &d) {
-              d.has_seccomp = false;
-              d.features &= ~uint64_t{TP_FEAT_SECCOMP};
-          }) == "the seccomp section is missing");
+        d.has_seccomp = false;
+        d.features &= ~uint64_t{TP_FEAT_SECCOMP};
+    }) == "the seccomp section is missing");
     CHECK(f.verify_edited([](Decoded &d) { d.seccomp.profile &= ~TP_SC_HARDEN; }) ==
           "the seccomp profile 0x0 does not match the policy");
     // ptrace's refusal (the only ERRNO(EPERM) return) becomes ALLOW: every refused call passes.
@@ -463,7 +464,8 @@ TEST_CASE("verify: a seccomp filter that is not the policy's profile is refused"
     CHECK(err.rfind("seccomp: ", 0) == 0);
     CHECK(err.find("returns ALLOW, the profile says ERRNO(EPERM)") != std::string::npos);
     CHECK(f.verify_edited([](Decoded &d) { d.filter.back().k = TP_RET_ERRNO | 5000u; }) ==
-          "the plan reader refuses it: seccomp program refused: instruction " + std::to_string(decode(f.plan).filter.size() - 1) +
+          "the plan reader refuses it: seccomp program refused: instruction " +
+              std::to_string(decode(f.plan).filter.size() - 1) +
               ": return value 0x00051388 is not KILL_PROCESS, KILL_THREAD, ERRNO(1..4095) or ALLOW");
 }
 
@@ -475,11 +477,11 @@ TEST_CASE("verify: limits or rlimits that are not the policy's are refused")
     CHECK(f.verify_edited([](Decoded &d) { d.rlimits[0].hard = d.rlimits[0].soft = TP_RLIM_INFINITY; }) ==
           "limits: rlimit resource 4 differs from the policy's");
     CHECK(f.verify_edited([](Decoded &d) {
-              d.has_limits = true;
-              d.limits_required = true;
-              d.limits.timeout_ms = 1000;
-              d.limits.grace_ms = 1000;
-          }) == "limits: the plan has a limits section, the policy sets no limit");
+        d.has_limits = true;
+        d.limits_required = true;
+        d.limits.timeout_ms = 1000;
+        d.limits.grace_ms = 1000;
+    }) == "limits: the plan has a limits section, the policy sets no limit");
 }
 
 namespace {
@@ -523,16 +525,18 @@ TEST_CASE("verify: the broker's records and its credentials directory are checke
     CHECK(f.verify_edited([](Decoded &d) { d.net_names.back().name = "*.github.com"; }) ==
           "network: the plan's broker hosts differ from [broker] allowed_hosts");
     CHECK(f.verify_edited([](Decoded &d) {
-              for (EnvEntry &e : d.env)
-                  if (e.name == "TARTAROS_BROKER_URL")
-                      e.value = "http://127.0.0.1:9999";
-          }) == "broker: the plan does not point the environment at the broker after the proxy");
+        for (EnvEntry &e : d.env)
+            if (e.name == "TARTAROS_BROKER_URL")
+                e.value = "http://127.0.0.1:9999";
+    }) == "broker: the plan does not point the environment at the broker after the proxy");
     // An ordinary (writable) tmpfs instead of the credentials directory: the reader refuses it.
-    CHECK(f.verify_edited([](Decoded &d) { d.mounts[credentials_step(d)].flags &= ~TP_MNTF_CREDENTIALS; })
-              .find("credentials directories") != std::string::npos);
+    CHECK(f.verify_edited([](Decoded &d) {
+               d.mounts[credentials_step(d)].flags &= ~TP_MNTF_CREDENTIALS;
+           }).find("credentials directories") != std::string::npos);
     // Landlock's execute right on the token file: more than the credentials directory's rights.
-    CHECK(f.verify_edited([](Decoded &d) { rule_on(d, TP_LL_PATH, TP_CREDENTIALS_DIR).access |= TP_LL_FS_EXECUTE; })
-              .find("Landlock grants") != std::string::npos);
+    CHECK(f.verify_edited([](Decoded &d) {
+               rule_on(d, TP_LL_PATH, TP_CREDENTIALS_DIR).access |= TP_LL_FS_EXECUTE;
+           }).find("Landlock grants") != std::string::npos);
     // Its mountpoint in the host's /run: the mask that holds it dropped.
     CHECK(f.verify_edited([](Decoded &d) { drop_step(d, TP_MNT_MASK, "/run"); }).find("/run") != std::string::npos);
     CHECK(f.verify_edited([](Decoded &d) { drop_step(d, TP_MNT_TMPFS, TP_CREDENTIALS_DIR); }) != "");
@@ -594,24 +598,43 @@ std::string describe(const Policy &p)
 
 TEST_CASE("verify: random policies over a small path universe all lower and verify, with and without a broker")
 {
-    const std::vector<std::string> universe = {
-        "/",         "/a",          "/a/b",           "/a/b/c",         "/a/b/c/d",  "/a/d",
-        "/tmp",      "/tmp/p",      "/tmp/p/q",       "/dev",           "/dev/shm",  "/dev/null",
-        "/proc",     "/proc/sys",   "/usr",           "/usr/bin",       "/bin",      "/bin/sh",
-        "/lib",      "/etc",        "/etc/shadow",    "/home/u",        "/home/u/w", "/home/u/w/.git",
-        "/home/u/w/.git/hooks",     "/home/u/w/.git/hooks/x",           "/home/u/w/policy.toml",
-        "/home/u/w/src/a.c",        "/run",        "/run/user",      "/run/credentials"};
+    const std::vector<std::string> universe = {"/",
+                                               "/a",
+                                               "/a/b",
+                                               "/a/b/c",
+                                               "/a/b/c/d",
+                                               "/a/d",
+                                               "/tmp",
+                                               "/tmp/p",
+                                               "/tmp/p/q",
+                                               "/dev",
+                                               "/dev/shm",
+                                               "/dev/null",
+                                               "/proc",
+                                               "/proc/sys",
+                                               "/usr",
+                                               "/usr/bin",
+                                               "/bin",
+                                               "/bin/sh",
+                                               "/lib",
+                                               "/etc",
+                                               "/etc/shadow",
+                                               "/home/u",
+                                               "/home/u/w",
+                                               "/home/u/w/.git",
+                                               "/home/u/w/.git/hooks",
+                                               "/home/u/w/.git/hooks/x",
+                                               "/home/u/w/policy.toml",
+                                               "/home/u/w/src/a.c",
+                                               "/run",
+                                               "/run/user",
+                                               "/run/credentials"};
     FakeHost host;
-    host.kinds = {{"/usr", HostKind::Directory},
-                  {"/bin", HostKind::Symlink},
-                  {"/lib", HostKind::Symlink},
-                  {"/home/u/w/policy.toml", HostKind::File},
-                  {"/a/b", HostKind::Directory},
-                  {"/a/d", HostKind::Directory},
-                  {"/tmp/p", HostKind::Directory},
-                  {"/home/u/w", HostKind::Directory},
-                  {"/run/user", HostKind::Directory},
-                  {"/etc", HostKind::Directory}};
+    host.kinds = {{"/usr", HostKind::Directory},      {"/bin", HostKind::Symlink},
+                  {"/lib", HostKind::Symlink},        {"/home/u/w/policy.toml", HostKind::File},
+                  {"/a/b", HostKind::Directory},      {"/a/d", HostKind::Directory},
+                  {"/tmp/p", HostKind::Directory},    {"/home/u/w", HostKind::Directory},
+                  {"/run/user", HostKind::Directory}, {"/etc", HostKind::Directory}};
     host.links = {{"/bin", "usr/bin"}, {"/lib", "/usr/lib"}};
     std::mt19937 rng(20261130);
     auto coin = [&] { return (rng() & 1u) != 0; };
