@@ -235,7 +235,7 @@ long require_private_mount(socket_call &c, long fd, bool binding)
     for (uint32_t i = 0; i < g_socket_view.private_dev_count; i++)
         if (st.st_dev == g_socket_view.private_devs[i])
             return 0;
-    c.refusal = "a unix socket outside the private /tmp and /dev/shm: the host can reach it there";
+    c.refusal = "a unix socket outside the private /tmp, /dev/shm and private_dirs: the host can reach it there";
     return -EACCES;
 }
 

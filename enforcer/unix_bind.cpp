@@ -87,7 +87,7 @@ long bind_pathname(socket_call &c, const char *path, const unsigned char *addr, 
         return own;
     ret = bind_as_command(c, own, path, addr, len);
     if (ret == 0 && !bound_on_private_fs((int)own)) {
-        c.refusal = "a unix socket outside the private /tmp and /dev/shm: the host can reach it there";
+        c.refusal = "a unix socket outside the private /tmp, /dev/shm and private_dirs: the host can reach it there";
         ret = -EACCES;
     }
     if (ret == 0)

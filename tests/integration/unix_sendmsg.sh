@@ -370,6 +370,6 @@ except PermissionError:
 expect sendmsg EACCES "sendmsg() to the host socket is refused under --log too"
 log=$(<"$T/.runs/effects.jsonl")
 check_match "a denied event names sendmsg, its errno, the reason and the address" \
-    '"event":"denied".*"syscall":"sendmsg".*"error":"EACCES","reason":"a unix socket outside the private /tmp and /dev/shm: the host can reach it there","address":"'"$T"'/ws/host-dgram.sock"' "$log"
+    '"event":"denied".*"syscall":"sendmsg".*"error":"EACCES","reason":"a unix socket outside the private /tmp, /dev/shm and private_dirs: the host can reach it there","address":"'"$T"'/ws/host-dgram.sock"' "$log"
 
 it_finish

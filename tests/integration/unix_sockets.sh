@@ -235,6 +235,6 @@ except PermissionError:
 expect bind EACCES "bind() in the workspace is refused under --log too"
 log=$(<"$T/.runs/effects.jsonl")
 check_match "a denied event names bind, its errno, the reason and the address" \
-    '"event":"denied".*"syscall":"bind".*"error":"EACCES","reason":"a unix socket outside the private /tmp and /dev/shm: the host can reach it there","address":"'"$T"'/ws/logged.sock"' "$log"
+    '"event":"denied".*"syscall":"bind".*"error":"EACCES","reason":"a unix socket outside the private /tmp, /dev/shm and private_dirs: the host can reach it there","address":"'"$T"'/ws/logged.sock"' "$log"
 
 it_finish
