@@ -21,10 +21,20 @@
 #include "report.h"
 #include "supervisor.h"
 #include "syscalls.h"
+#include "tartaros_version.h"
 
 namespace {
 
 constexpr const char kUsage[] = "usage: tartaros-exec [--strict] [--log FILE] PLAN.bin|--plan-fd N -- CMD [ARGS...]";
+constexpr const char kVersion[] = "tartaros-exec " TARTAROS_VERSION_LINE;
+
+/* `text` and a newline on stdout, then exit 0 (1 when stdout cannot take it). */
+[[noreturn]] void print_and_exit(const char *text)
+{
+    const size_t len = strlen(text);
+    const bool ok = write(STDOUT_FILENO, text, len) == (ssize_t)len && write(STDOUT_FILENO, "\n", 1) == 1;
+    _exit(ok ? 0 : 1);
+}
 
 struct arguments {
     bool strict;
@@ -53,12 +63,10 @@ arguments parse_arguments(int argc, char **argv)
 {
     arguments args = {false, nullptr, -1, nullptr, nullptr};
     int i = 1;
-    if (i < argc && strcmp(argv[i], "--help") == 0) {
-        char line[sizeof kUsage + 1];
-        memcpy(line, kUsage, sizeof kUsage - 1);
-        line[sizeof kUsage - 1] = '\n';
-        _exit(write(STDOUT_FILENO, line, sizeof kUsage) == (ssize_t)sizeof kUsage ? 0 : 1);
-    }
+    if (i < argc && strcmp(argv[i], "--help") == 0)
+        print_and_exit(kUsage);
+    if (i < argc && strcmp(argv[i], "--version") == 0)
+        print_and_exit(kVersion);
     for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--") != 0; i++) {
         bool has_value = i + 1 < argc;
         if (strcmp(argv[i], "--strict") == 0)

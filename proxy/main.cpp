@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@
 #include "exit_codes.h"
 #include "resolver.h"
 #include "server.h"
+#include "tartaros_version.h"
 
 namespace {
 
@@ -319,6 +321,10 @@ extern "C" const char *__lsan_default_options()
 int main(int argc, char **argv)
 {
     std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.size() == 1 && args[0] == "--version") {
+        std::cout << "tartaros-proxy " << TARTAROS_VERSION_LINE << '\n';
+        return std::cout.flush() ? 0 : 1;
+    }
     int sigfd = signal_fd();
     if (sigfd < 0)
         return fail(std::string("signalfd: ") + strerror(errno));

@@ -15,6 +15,7 @@
 #include "lower.h"
 #include "paths.h"
 #include "plan_reader.h"
+#include "tartaros_version.h"
 #include "verify.h"
 
 namespace tartaros {
@@ -236,7 +237,7 @@ int compile_command(Args args, std::string_view program)
         return kExitOk;
     }
     if (options.version) {
-        std::cout << program << ' ' << TARTAROS_VERSION << '\n';
+        std::cout << program << ' ' << TARTAROS_VERSION_LINE << '\n';
         return kExitOk;
     }
     if (options.explain)

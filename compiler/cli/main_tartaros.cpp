@@ -23,6 +23,7 @@
 #include "flags_policy.h"
 #include "lint.h"
 #include "paths.h"
+#include "tartaros_version.h"
 
 namespace {
 
@@ -277,7 +278,7 @@ int main(int argc, char **argv)
         return kExitOk;
     }
     if (command == "--version") {
-        std::cout << "tartaros " << TARTAROS_VERSION << '\n';
+        std::cout << "tartaros " << TARTAROS_VERSION_LINE << '\n';
         return kExitOk;
     }
     std::vector<std::string> names;
