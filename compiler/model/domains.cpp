@@ -119,6 +119,16 @@ std::string punycode(const std::u32string &code_points)
 // `rule` (after any "!" or "*.") with each label in ASCII form, or "" when malformed.
 std::string ascii_rule(std::string_view rule)
 {
+    // Nearly every rule is ASCII already: its labels are their own ASCII form (decoding them
+    // as UTF-8 first would change nothing), so only the empty label is malformed.
+    if (std::all_of(rule.begin(), rule.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+        if (rule.empty() || rule.front() == '.' || rule.back() == '.' || rule.find("..") != std::string_view::npos)
+            return "";
+        std::string out(rule);
+        for (char &c : out)
+            c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+        return out;
+    }
     std::string out;
     size_t start = 0;
     while (true) {
@@ -218,6 +228,9 @@ std::optional<std::string> idn_label_to_ascii(std::string_view label)
 PublicSuffixList PublicSuffixList::parse(std::string_view text)
 {
     PublicSuffixList list;
+    // Debian's list holds about 10,000 rules: no rehashing on the way there.
+    list.rules_.reserve(16384);
+    list.below_.reserve(16384);
     size_t start = 0;
     while (start < text.size()) {
         size_t end = text.find('\n', start);

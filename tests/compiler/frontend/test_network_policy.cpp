@@ -233,6 +233,18 @@ TEST_CASE("public suffix list: plain wildcard and exception rules")
     CHECK(list.suffix_below("co.uk").empty());
 }
 
+TEST_CASE("public suffix list: an ASCII rule is taken lower-cased, a malformed one skipped")
+{
+    const PublicSuffixList list = PublicSuffixList::parse("Co.UK\n.lead.example\ntrail.example.\na..b\n*.\n!.x\n");
+    CHECK(list.is_public_suffix("co.uk"));
+    CHECK(list.suffix_below("uk") == "co.uk");
+    for (const char *name : {"example", "lead.example", "trail.example", "a", "b"}) {
+        CAPTURE(name);
+        CHECK(list.suffix_below(name).empty());  // the malformed rules added nothing
+    }
+    CHECK_FALSE(list.is_public_suffix("x.lead.example"));
+}
+
 TEST_CASE("public suffix list: IDN rules are matched in their ASCII form")
 {
     CHECK(idn_label_to_ascii("bücher") == "xn--bcher-kva");
