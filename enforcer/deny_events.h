@@ -12,7 +12,7 @@
  * What it costs and where it is blind (docs/effect-log.md):
  *  - each denied call is a round trip to the mediator (~20 us) instead of an errno in the
  *    kernel; so is every clone3, which the plan answers ENOSYS (libc then falls back on
- *    clone), so the log shows one denial per fork of a clone3-first libc;
+ *    clone): an expected fallback, counted in the summary but not a line of its own;
  *  - the log is bounded: each system call is recorded at most kPerSyscall times and all of
  *    them kTotal times; every denial is counted, and the supervisor writes one deny_summary
  *    line with the counts once the sandbox has ended, just before run_end;
