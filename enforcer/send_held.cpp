@@ -46,11 +46,12 @@ void clear(send_job &j)
     j.sock = j.pidfd = -1;
 }
 
-/* The answer; EPIPE on a stream raises SIGPIPE unless the caller asked MSG_NOSIGNAL. */
+/* The answer; EPIPE on a stream raises SIGPIPE unless the caller asked MSG_NOSIGNAL. Through
+ * the caller's pidfd, never its pid: a pid may name another process by now. */
 void answer(send_job &j, long result)
 {
-    if (result == -EPIPE && j.type == SOCK_STREAM && !(j.flags & MSG_NOSIGNAL))
-        rsys(SYS_kill, j.n.pid, SIGPIPE);
+    if (result == -EPIPE && j.type == SOCK_STREAM && !(j.flags & MSG_NOSIGNAL) && j.pidfd >= 0)
+        rsys(SYS_pidfd_send_signal, j.pidfd, SIGPIPE, 0, 0);
     kuapi::seccomp_notif_resp resp = {j.n.id, result > 0 ? result : 0, result < 0 ? (int32_t)result : 0, 0};
     rsys(SYS_ioctl, j.listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_SEND, (long)&resp);
     clear(j);
