@@ -41,6 +41,7 @@ format:
 bench: build
 	./bench/startup.sh $(BUILD)
 	./bench/syscalls.sh $(BUILD)
+	./bench/plan_cache.sh $(BUILD)
 	./bench/proxy.sh $(BUILD)
 	./bench/broker.sh $(BUILD)
 

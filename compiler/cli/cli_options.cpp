@@ -57,12 +57,15 @@ constexpr std::array kRunOptions = {
               "the effect log, written by the supervisor outside the sandbox (passed to tartaros-exec)"},
     RunOption{RunFlag::Config, "--config", File, "FILE", "",
               "a policy file (TOML or .tart) the flags are merged into, by the merge rules below"},
+    RunOption{RunFlag::NoCache, "--no-cache", None, "", "",
+              "compile the policy even when the plan cache holds its plan, and store nothing there"},
     RunOption{RunFlag::Help, "--help", None, "", "", "print this help and exit"},
 };
 
 constexpr std::array kSubcommands = {
-    Subcommand{"run", "[--strict] [FLAGS] [--config POLICY] [--log FILE] -- CMD [ARGS...]",
-               "run CMD in a sandbox made from the flags and the policy file, compiled in memory"},
+    Subcommand{"run", "[--strict] [FLAGS] [--config POLICY] [--log FILE] [--no-cache] -- CMD [ARGS...]",
+               "run CMD in a sandbox made from the flags and the policy file, compiled in memory or taken "
+               "from the plan cache"},
     Subcommand{"compile", "POLICY -o PLAN.bin [-v]",
                "check, lower and verify a policy, and write the plan atomically; tartaros-compile is this "
                "command, with --explain, --verify, --print-policy and --lint too (tartaros compile --help)"},
@@ -93,6 +96,7 @@ Failure record(const RunOption &option, std::string value, RunCommandLine &out)
     switch (option.flag) {
     case RunFlag::Help: out.help = true; return std::nullopt;
     case RunFlag::Strict: out.strict = true; return std::nullopt;
+    case RunFlag::NoCache: out.no_cache = true; return std::nullopt;
     case RunFlag::Log:
         if (!out.log.empty())
             return "--log is given twice";

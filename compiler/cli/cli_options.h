@@ -38,6 +38,7 @@ enum class RunFlag {
     DenyUnix,
     Log,
     Config,
+    NoCache,
     Help,
 };
 
@@ -85,6 +86,7 @@ struct RunCommandLine {
     bool strict = false;
     std::string log;     // "" = none
     std::string config;  // "" = none
+    bool no_cache = false;
     std::vector<FlagUse> flags;
     std::vector<std::string> command;  // after "--", at least one word
 };

@@ -19,23 +19,23 @@ int report_diagnostics_failure(const std::string &source, const Diagnostics &dia
     return kExitRefusal;
 }
 
-std::optional<Policy> load_policy_file(const std::string &path, Diagnostics &diags)
+std::optional<Policy> load_policy_file(const std::string &path, Diagnostics &diags, PolicyTexts *texts)
 {
     std::string text, err;
     if (!read_file(path, text, err)) {
         print_refusal("cannot read " + path + ": " + err);
         return std::nullopt;
     }
-    std::optional<Policy> policy = parse_policy_text(text, path, diags);
+    std::optional<Policy> policy = parse_policy_text(text, path, diags, texts);
     if (!policy)
         report_diagnostics_failure(path, diags);
     return policy;
 }
 
 std::vector<uint8_t> compile_policy(const Policy &policy, const std::string &plan_path, const std::string &source,
-                                    Diagnostics &diags)
+                                    Diagnostics &diags, const HostView *host)
 {
-    std::vector<uint8_t> plan = lower_policy(policy, LowerOptions{plan_path}, diags);
+    std::vector<uint8_t> plan = lower_policy(policy, LowerOptions{plan_path, host}, diags);
     if (plan.empty() || diags.has_errors()) {
         report_diagnostics_failure(source, diags);
         plan.clear();

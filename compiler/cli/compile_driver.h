@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "diagnostics.h"
+#include "frontend_dsl.h"
+#include "host_view.h"
 #include "policy.h"
 
 namespace tartaros {
@@ -23,13 +25,15 @@ inline constexpr unsigned kPlanMode = 0644;
 int report_diagnostics_failure(const std::string &source, const Diagnostics &diags);
 
 // Reads and parses the policy file `path` (named as given in diagnostics). On failure it has
-// already reported (an unreadable file, or the policy's errors) and returns nullopt.
-std::optional<Policy> load_policy_file(const std::string &path, Diagnostics &diags);
+// already reported (an unreadable file, or the policy's errors) and returns nullopt. With
+// `texts`, every file read with its text (frontend_dsl.h).
+std::optional<Policy> load_policy_file(const std::string &path, Diagnostics &diags, PolicyTexts *texts = nullptr);
 
-// Lowers and verifies `policy`; on failure reports under `source` and returns an empty plan.
-// Warnings (and notes when `verbose`) are left in `diags` for the caller to print.
+// Lowers and verifies `policy`, asking `host` (null: the real filesystem) what it needs to
+// know of the host; on failure reports under `source` and returns an empty plan. Warnings
+// (and notes when `verbose`) are left in `diags` for the caller to print.
 std::vector<uint8_t> compile_policy(const Policy &policy, const std::string &plan_path, const std::string &source,
-                                    Diagnostics &diags);
+                                    Diagnostics &diags, const HostView *host = nullptr);
 
 // POLICY → PLAN written atomically (mode kPlanMode); warnings printed, notes when `verbose`.
 int compile_policy_file(const std::string &policy_path, const std::string &plan_path, bool verbose);

@@ -118,6 +118,7 @@ void Merger::apply(const FlagUse &use)
     case RunFlag::Strict:
     case RunFlag::Log:
     case RunFlag::Config:
+    case RunFlag::NoCache:
     case RunFlag::Help:
         // The launcher's own options: parse_run_command_line keeps them out of the flags.
         return;

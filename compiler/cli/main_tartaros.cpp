@@ -1,15 +1,11 @@
 // tartaros: the flag command line (`tartaros run`) and the compiler's subcommands in one
-// binary. Argument handling and calls only: what the flags mean is flags_policy.h, the
-// pipeline is compile_driver.h, `compile` is tartaros-compile (compile_command.h), the enforcement is
-// tartaros-exec, started next to this binary on the plan in a sealed memfd.
+// binary. Argument handling and calls only: `run` is run_command.h (what the flags mean is
+// flags_policy.h, the plan cache plan_cache.h), the pipeline is compile_driver.h, `compile`
+// is tartaros-compile (compile_command.h), the enforcement is tartaros-exec, started next to
+// this binary on the plan in a sealed memfd.
 // Every refusal exits 78 with a first stderr line that starts "tartaros:".
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <iostream>
 #include <span>
 #include <string>
@@ -23,13 +19,12 @@
 #include "flags_policy.h"
 #include "lint.h"
 #include "paths.h"
+#include "run_command.h"
 #include "tartaros_version.h"
 
 namespace {
 
 using namespace tartaros;
-
-constexpr unsigned kPlanSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
 
 using Args = std::span<const std::string>;
 
@@ -55,120 +50,6 @@ void print_subcommand_usage(std::string_view name)
     for (const Subcommand &s : subcommands())
         if (s.name == name)
             std::cout << "usage: tartaros " << s.name << ' ' << s.synopsis << "\n\n" << s.summary << '\n';
-}
-
-// --- run ----------------------------------------------------------------------------------
-
-// The plan in an unnamed, sealed file that survives execve: -1 with `err` set on failure.
-int plan_memfd(const std::vector<uint8_t> &plan, std::string &err)
-{
-    int fd = memfd_create("tartaros-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0) {
-        err = std::string("memfd_create: ") + std::strerror(errno);
-        return -1;
-    }
-    size_t done = 0;
-    while (done < plan.size()) {
-        const ssize_t wrote = write(fd, plan.data() + done, plan.size() - done);
-        if (wrote < 0 && errno == EINTR)
-            continue;
-        if (wrote <= 0)
-            break;
-        done += static_cast<size_t>(wrote);
-    }
-    // tartaros-exec wants a descriptor above 2 (0-2 may have been closed by our caller).
-    const int moved = fd > 2 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    if (done != plan.size() || fcntl(fd, F_ADD_SEALS, kPlanSeals) != 0 || moved < 0 || fcntl(moved, F_SETFD, 0) != 0) {
-        err = std::string("cannot write the plan into a memfd: ") + std::strerror(errno);
-        close(fd);
-        if (moved >= 0 && moved != fd)
-            close(moved);
-        return -1;
-    }
-    if (moved != fd)
-        close(fd);
-    return moved;
-}
-
-// tartaros-exec in the directory of this very binary (never found through $PATH).
-std::string enforcer_path()
-{
-    char self[4096];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return "";
-    return parent_directory(std::string(self, static_cast<size_t>(n))) + "/tartaros-exec";
-}
-
-int exec_enforcer(const std::vector<uint8_t> &plan, const RunCommandLine &line)
-{
-    const std::string enforcer = enforcer_path();
-    if (enforcer.empty()) {
-        std::cerr << "tartaros: cannot find tartaros-exec: /proc/self/exe is unreadable\n";
-        return kExitStartup;
-    }
-    std::string err;
-    const int fd = plan_memfd(plan, err);
-    if (fd < 0) {
-        std::cerr << "tartaros: " << err << '\n';
-        return kExitStartup;
-    }
-    std::vector<std::string> words = {enforcer};
-    if (line.strict)
-        words.emplace_back("--strict");
-    if (!line.log.empty())
-        words.insert(words.end(), {"--log", line.log});
-    words.insert(words.end(), {"--plan-fd", std::to_string(fd), "--"});
-    words.insert(words.end(), line.command.begin(), line.command.end());
-    std::vector<char *> argv;
-    for (std::string &word : words)
-        argv.push_back(word.data());
-    argv.push_back(nullptr);
-    execv(enforcer.c_str(), argv.data());
-    std::cerr << "tartaros: cannot start " << enforcer << ": " << std::strerror(errno) << '\n';
-    return kExitStartup;
-}
-
-// Warnings do not stop a run; a first line starting "tartaros:" keeps the signature intact
-// when the enforcer refuses after them.
-void print_warnings(const std::string &source, const Diagnostics &diags)
-{
-    const size_t warnings = diags.warning_count();
-    if (warnings == 0)
-        return;
-    std::cerr << "tartaros: " << source << ": " << warnings << (warnings == 1 ? " warning" : " warnings") << '\n';
-    diags.print(std::cerr, false);
-}
-
-int run(Args args)
-{
-    RunCommandLine line;
-    if (const Failure failure = parse_run_command_line(args, line))
-        return usage_error("run", *failure);
-    if (line.help) {
-        print_run_help(std::cout);
-        return kExitOk;
-    }
-    const std::optional<std::string> cwd = absolute_path(".");
-    if (!cwd)
-        return print_refusal("cannot resolve the current directory: it is gone");
-    Diagnostics diags;
-    std::optional<Policy> policy = line.config.empty() ? default_flags_policy() : load_policy_file(line.config, diags);
-    if (!policy)
-        return kExitRefusal;
-    const FlagContext context{*cwd, policy_home()};
-    const std::vector<std::string> refusals = apply_flags(*policy, line.flags, context);
-    for (const std::string &refusal : refusals)
-        print_refusal(refusal);
-    if (!refusals.empty())
-        return kExitRefusal;
-
-    const std::string source = line.config.empty() ? "the command line" : line.config;
-    const std::vector<uint8_t> plan = compile_policy(*policy, "", source, diags);
-    if (plan.empty())
-        return kExitRefusal;
-    print_warnings(source, diags);
-    return exec_enforcer(plan, line);
 }
 
 // --- the compiler's subcommands -------------------------------------------------------------
@@ -244,7 +125,7 @@ int man(Args args)
 int dispatch(const std::string &command, Args args)
 {
     if (command == "run")
-        return run(args);
+        return run_command(args);
     if (command == "compile")
         return compile_command(args, "tartaros compile");
     if (wants_help(args)) {

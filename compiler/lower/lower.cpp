@@ -220,7 +220,7 @@ std::vector<uint8_t> lower_unverified(const Policy &policy, const LowerOptions &
     const HostView &host = options.host != nullptr ? *options.host : real_host();
     if (!check_syscall_rules(policy, diags) || !check_private_dirs(policy, host, diags))
         return {};
-    const FsTrie trie = build_fs_trie(policy, options.plan_path, &host);
+    const FsTrie trie = build_fs_trie(policy, options.plan_path, &host, options.plan_cache_dir);
     const FsLowering fs = lower_filesystem(policy, trie, host, diags);
     if (policy.broker && !credentials_dir_placeable(policy, fs, diags))
         return {};

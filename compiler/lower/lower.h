@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "diagnostics.h"
+#include "paths.h"
 #include "policy.h"
 #include "seccomp_profile.h"
 
@@ -20,6 +21,10 @@ struct LowerOptions {
     // What the lowering may look at on the host (symlinked system paths, regular-file deny
     // targets); null = the real filesystem. Tests pass a fake.
     const HostView *host = nullptr;
+    // `tartaros run`'s plan cache, write-denied when a writable root holds it ("" = none).
+    // Every plan gets it, not only those `tartaros run` makes: a plan run by tartaros-exec
+    // must not be able to plant an entry either.
+    std::string plan_cache_dir = plan_cache_directory().value_or("");
 };
 
 // The seccomp switches `policy` asks for (the profile adds its syscall rules: seccomp_rules.h).

@@ -262,6 +262,11 @@ private:
     // Flags for a deny target inside a writable root that may be absent at run time.
     uint32_t absent_flags(const FsNode &n) const
     {
+        // The plan cache is made, not masked: a masked ~/.cache would fail every tool that
+        // caches there, and an empty directory of the user's own is what the cache starts as.
+        const FsRule *deny = n.find_rule(RuleKind::WriteDeny);
+        if (deny != nullptr && deny->implied && deny->by == ImpliedBy::PlanCache)
+            return TP_MNTF_MATERIALIZE_DIR;
         if (!policy_.fs.materialize.value)
             return TP_MNTF_MASK_ABSENT;
         const FsRule *r = n.deciding_rule();

@@ -252,7 +252,8 @@ bool in_private_dir(const Policy &policy, const std::string &path)
                        [&](const LocatedPath &dir) { return path_is_within(path, dir.value); });
 }
 
-FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path, const HostView *host)
+FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path, const HostView *host,
+                     const std::string &plan_cache_dir)
 {
     const bool granted = policy.fs.read_scope.value == ReadScope::Granted;
     FsTrie trie(granted ? Level::None : Level::Read);
@@ -300,6 +301,10 @@ FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path, const H
             trie.add(policy.sources[k].absolute, FsRule{RuleKind::WriteDeny, implied, true, true});
     if (!plan_path.empty() && needs_protection(policy, plan_path))
         trie.add(plan_path, FsRule{RuleKind::WriteDeny, implied, true, true});
+    // A plan in `tartaros run`'s cache is started without being compiled again: a sandbox that
+    // could write there would choose the sandbox of a later run.
+    if (!plan_cache_dir.empty() && needs_protection(policy, plan_cache_dir))
+        trie.add(plan_cache_dir, FsRule{RuleKind::WriteDeny, implied, true, false, ImpliedBy::PlanCache});
 
     if (host != nullptr)
         add_implied_denies(trie, policy, *host);  // resolves

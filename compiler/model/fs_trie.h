@@ -48,6 +48,7 @@ enum class ImpliedBy : uint8_t {
     Other,       // the policy file, the plan, a read allow in the private /tmp
     GitHooks,    // a file through which git runs code, beside a write-denied hooks directory
     LinkTarget,  // where a symlink directly in a write-denied directory leads
+    PlanCache,   // `tartaros run`'s plan cache (paths.h plan_cache_directory): made if absent
 };
 
 struct FsRule {
@@ -121,11 +122,12 @@ class HostView;
 // /dev, /proc (isolate_proc), /tmp (private_tmp, without the denies it makes moot), the
 // private dirs, the credentials directory ([broker]),
 // write denies on the policy file, on every file it included (Policy::sources) and on
-// `plan_path` when they lie inside a writable root, and, when `host` is given, the write
-// denies implied by what the host shows (a repository's git files, symlink targets:
-// implied_denies.h). No implied deny is added in a private dir: the host's files there are
-// hidden from the sandbox already.
-FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path, const HostView *host = nullptr);
+// `plan_path` and `plan_cache_dir` when they lie inside a writable root, and, when `host` is
+// given, the write denies implied by what the host shows (a repository's git files, symlink
+// targets: implied_denies.h). No implied deny is added in a private dir: the host's files
+// there are hidden from the sandbox already.
+FsTrie build_fs_trie(const Policy &policy, const std::string &plan_path, const HostView *host = nullptr,
+                     const std::string &plan_cache_dir = "");
 
 // Path helpers on absolute, normalised paths.
 bool path_is_within(std::string_view path, std::string_view ancestor);  // ancestor-or-self

@@ -102,6 +102,17 @@ std::optional<std::string> policy_home()
     return std::string(found->pw_dir);
 }
 
+std::optional<std::string> plan_cache_directory()
+{
+    const char *xdg = std::getenv("XDG_CACHE_HOME");
+    if (xdg != nullptr && xdg[0] == '/')
+        return normalize_absolute(std::string(xdg) + "/tartaros");
+    const std::optional<std::string> home = policy_home();
+    if (!home || home->empty() || home->front() != '/')
+        return std::nullopt;
+    return normalize_absolute(*home + "/.cache/tartaros");
+}
+
 std::string normalize_absolute(std::string_view path)
 {
     std::vector<std::string_view> parts;

@@ -46,6 +46,13 @@ struct PathError {
 // front-end, `tartaros run`'s flags and the lint rules read it.
 std::optional<std::string> policy_home();
 
+// Where `tartaros run` keeps compiled plans (compiler/cli/plan_cache.h): $XDG_CACHE_HOME/tartaros
+// when XDG_CACHE_HOME is an absolute path (the XDG base directory specification ignores a
+// relative one), else ~/.cache/tartaros with policy_home(); nullopt when there is no usable home.
+// Every plan write-denies it when a writable root holds it (build_fs_trie), so no sandbox can
+// leave a plan there for a later run to start.
+std::optional<std::string> plan_cache_directory();
+
 // A path written in policy field `field` → absolute normalised path. `~` and `~/x` expand to
 // `home` (policy_home()); a relative path resolves against `base_dir` (absolute: the policy
 // file's directory). Refuses, naming `field`: empty paths, NUL or newline, glob characters

@@ -135,7 +135,8 @@ class Verifier {
 public:
     Verifier(const Policy &policy, const LowerOptions &options)
         : policy_(policy),
-          trie_(build_fs_trie(policy, options.plan_path, options.host != nullptr ? options.host : &real_host()))
+          trie_(build_fs_trie(policy, options.plan_path, options.host != nullptr ? options.host : &real_host(),
+                              options.plan_cache_dir))
     {}
 
     Failure run(const std::vector<uint8_t> &bytes)

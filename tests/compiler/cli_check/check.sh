@@ -60,7 +60,7 @@ declare -A FIELD=(
     [--env]="[env] passthrough, [env] set" [--private-tmp]="[filesystem] private_tmp"
     [--private-dir]="[filesystem] private_dirs"
     [--deny-unix]="[network] deny_unix" [--log]="(the launcher)" [--config]="(the launcher)"
-    [--strict]="(the launcher)" [--help]="(the launcher)"
+    [--strict]="(the launcher)" [--no-cache]="(the launcher)" [--help]="(the launcher)"
 )
 
 echo "-- help, completions and the man page cover every flag"

@@ -167,6 +167,27 @@ TEST_CASE("fs trie: the policy file and the plan are write-denied inside a writa
     CHECK(outside.find("/var/plan.bin") == nullptr);
 }
 
+TEST_CASE("fs trie: the plan cache is write-denied inside a writable root, outside a private dir")
+{
+    Policy p;
+    p.fs.writable_roots = {rule_at("/home/me", 1)};
+    const FsTrie inside = build_fs_trie(p, "", nullptr, "/home/me/.cache/tartaros");
+    const FsNode *n = inside.find("/home/me/.cache/tartaros");
+    REQUIRE(n != nullptr);
+    const FsRule *r = n->find_rule(RuleKind::WriteDeny);
+    REQUIRE(r != nullptr);
+    CHECK(r->implied);
+    CHECK(r->by == ImpliedBy::PlanCache);
+    CHECK_FALSE(r->known_file);
+    CHECK(inside.level_at("/home/me/.cache/tartaros/x.plan") == Level::Read);
+    CHECK(inside.level_at("/home/me/.cache/pip") == Level::Write);
+
+    CHECK(build_fs_trie(p, "", nullptr, "/var/cache/tartaros").find("/var/cache/tartaros") == nullptr);
+    CHECK(build_fs_trie(p, "", nullptr, "").find("/home/me/.cache/tartaros") == nullptr);
+    p.fs.private_dirs = {rule_at("/home/me/.cache", 2)};
+    CHECK(build_fs_trie(p, "", nullptr, "/home/me/.cache/tartaros").find("/home/me/.cache/tartaros") == nullptr);
+}
+
 TEST_CASE("fs trie: path helpers")
 {
     CHECK(path_is_within("/a/b", "/a"));
