@@ -69,7 +69,9 @@ constexpr std::array kSubcommands = {
     Subcommand{"compile", "POLICY -o PLAN.bin [-v]",
                "check, lower and verify a policy, and write the plan atomically; tartaros-compile is this "
                "command, with --explain, --verify, --print-policy and --lint too (tartaros compile --help)"},
-    Subcommand{"explain", "PLAN.bin [--json]", "print every step of a plan, in order, with its policy line"},
+    Subcommand{"explain", "PLAN.bin [--json | --summary]",
+               "print every step of a plan, in order, with its policy line; --summary: one screen, a line per "
+               "concern"},
     Subcommand{"verify", "PLAN.bin",
                "check a plan without its policy: the enforcer's validating reader, then its seccomp filter run "
                "in the BPF interpreter against the rules the plan states; one line 'ok', or a refusal"},

@@ -33,6 +33,8 @@ constexpr std::string_view kHelp =
     "  -o, --output PLAN  where to write the plan (replaced atomically, mode 0644)\n"
     "  --explain PLAN     print PLAN as text\n"
     "  --json             with --explain: print JSON instead\n"
+    "  --summary          with --explain: one screen, a line per concern (read, write,\n"
+    "                     network, syscalls, process, env) with the first names of each\n"
     "  --verify PLAN      check that PLAN is exactly what its policy (the one it names, or\n"
     "                     POLICY) compiles to now: byte-identical and verified\n"
     "  --print-policy POLICY\n"
@@ -57,6 +59,7 @@ struct Options {
     bool verify = false;
     bool print_policy = false;
     bool json = false;
+    bool summary = false;
     bool verbose = false;
     std::vector<std::string> inputs;
     std::string output;
@@ -79,6 +82,8 @@ Failure parse_arguments(Args args, Options &options)
             options.print_policy = true;
         } else if (arg == "--json") {
             options.json = true;
+        } else if (arg == "--summary") {
+            options.summary = true;
         } else if (arg == "-v" || arg == "--verbose") {
             options.verbose = true;
         } else if (arg == "-o" || arg == "--output") {
@@ -98,14 +103,15 @@ Failure parse_arguments(Args args, Options &options)
     if (options.help || options.version)
         return std::nullopt;
     if (options.print_policy) {
-        if (options.explain || options.verify || options.json || options.verbose || !options.output.empty())
+        if (options.explain || options.verify || options.json || options.summary || options.verbose ||
+            !options.output.empty())
             return "--print-policy takes only POLICY";
         if (options.inputs.size() != 1)
             return "--print-policy takes exactly one POLICY";
         return std::nullopt;
     }
     if (options.verify) {
-        if (options.explain || options.json || !options.output.empty())
+        if (options.explain || options.json || options.summary || !options.output.empty())
             return "--verify takes only PLAN.bin [POLICY]";
         if (options.inputs.empty() || options.inputs.size() > 2)
             return "--verify takes PLAN.bin [POLICY]";
@@ -115,8 +121,10 @@ Failure parse_arguments(Args args, Options &options)
         return options.explain ? "--explain takes exactly one PLAN.bin" : "expected exactly one POLICY";
     if (options.explain && !options.output.empty())
         return "--explain does not write a file; drop -o";
-    if (!options.explain && options.json)
-        return "--json goes with --explain";
+    if (!options.explain && (options.json || options.summary))
+        return options.json ? "--json goes with --explain" : "--summary goes with --explain";
+    if (options.json && options.summary)
+        return "--summary is text only; drop --json";
     if (!options.explain && options.output.empty())
         return "missing -o PLAN.bin";
     return std::nullopt;
@@ -211,7 +219,7 @@ void print_compile_help(std::ostream &out, std::string_view program)
 {
     const std::string indent(std::string_view("usage: ").size(), ' ');
     out << "usage: " << program << " POLICY -o PLAN.bin\n"
-        << indent << program << " --explain PLAN.bin [--json]\n"
+        << indent << program << " --explain PLAN.bin [--json | --summary]\n"
         << indent << program << " --verify PLAN.bin [POLICY]\n"
         << indent << program << " --print-policy POLICY\n"
         << indent << program << " --lint [--format text|json|sarif] [--werror] POLICY.toml...\n"
@@ -241,7 +249,7 @@ int compile_command(Args args, std::string_view program)
         return kExitOk;
     }
     if (options.explain)
-        return explain_plan_file(options.inputs.front(), options.json);
+        return explain_plan_file(options.inputs.front(), options.json, options.summary);
     if (options.print_policy)
         return print_policy_file(options.inputs.front());
     if (options.verify)

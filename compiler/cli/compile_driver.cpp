@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "explain.h"
+#include "explain_summary.h"
 #include "frontend.h"
 #include "paths.h"
 #include "print_policy.h"
@@ -77,13 +78,13 @@ int print_policy_file(const std::string &policy_path)
     return kExitOk;
 }
 
-int explain_plan_file(const std::string &plan_path, bool json)
+int explain_plan_file(const std::string &plan_path, bool json, bool summary)
 {
     std::string text, err;
     if (!read_file(plan_path, text, err))
         return print_refusal("cannot read " + plan_path + ": " + err);
     const std::vector<uint8_t> plan(text.begin(), text.end());
-    if (!explain_plan(plan, json, std::cout, err))
+    if (summary ? !explain_plan_summary(plan, std::cout, err) : !explain_plan(plan, json, std::cout, err))
         return print_refusal(plan_path + ": invalid plan: " + err);
     std::cout.flush();
     if (!std::cout)

@@ -43,8 +43,8 @@ int compile_policy_file(const std::string &policy_path, const std::string &plan_
 // less than the file says.
 int print_policy_file(const std::string &policy_path);
 
-// Prints the plan in `plan_path` as text or JSON to stdout.
-int explain_plan_file(const std::string &plan_path, bool json);
+// Prints the plan in `plan_path` as text or JSON to stdout, or its one-screen summary.
+int explain_plan_file(const std::string &plan_path, bool json, bool summary = false);
 
 // `tartaros verify`: checks the plan in `plan_path` without its policy (verify_plan_alone,
 // verify.h) and prints one line "PLAN: ok: ..." to stdout, or refuses.

@@ -58,9 +58,12 @@ int explain(Args args)
 {
     std::string plan;
     bool json = false;
+    bool summary = false;
     for (const std::string &arg : args) {
         if (arg == "--json")
             json = true;
+        else if (arg == "--summary")
+            summary = true;
         else if (arg.size() > 1 && arg.front() == '-')
             return usage_error("explain", "unknown option '" + printable(arg) + "'");
         else if (!plan.empty())
@@ -70,7 +73,9 @@ int explain(Args args)
     }
     if (plan.empty())
         return usage_error("explain", "expected exactly one PLAN.bin");
-    return explain_plan_file(plan, json);
+    if (json && summary)
+        return usage_error("explain", "--summary is text only; drop --json");
+    return explain_plan_file(plan, json, summary);
 }
 
 int verify(Args args)
