@@ -22,6 +22,7 @@ docs=$(cd "$(dirname "$0")/../../../docs" && pwd)/tartaros-run.md
 work=$(mktemp -d /tmp/tartaros-cli-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
+export XDG_CACHE_HOME=$work/cache  # tartaros run's plan cache: this test's, not the caller's
 failures=0
 checks=0
 
