@@ -24,6 +24,22 @@ constexpr int kAtFdcwd = -100;
 char g_line[kLineBytes];
 char g_text[kStringBytes];
 char g_where[4096];
+
+/* A PATH search (execvp, env, a shell without a hash) calls execve once per candidate until
+ * one runs. The event of its first missing candidate says where the search ends (path_search
+ * below); the calls for the candidates it named then are the ones expected next from that
+ * caller, with the same argv, and make no event of their own. */
+constexpr size_t kPathBytes = 4096;
+struct {
+    uint32_t pid;     /* 0: no search expected */
+    size_t next, end; /* the expected candidates: NUL-separated, g_expected[next, end) */
+    size_t argv_len;  /* the event's argv field, as written, in g_search_argv */
+} g_search;
+char g_expected[kStringBytes];
+char g_search_argv[kLineBytes];
+char g_first[kPathBytes]; /* the missing candidate the search starts from */
+char g_path_var[kStringBytes];
+char g_candidate[kPathBytes];
 /* exec_events_hide: the token's fingerprint, never the token (the supervisor, which shares
  * this memory, forgets the token once init has written it). A Rabin-Karp hash modulo the
  * Mersenne prime 2^61-1 with a random base: 61 bits of a 256-bit token are no copy of it, and
@@ -206,6 +222,122 @@ bool argv_field(jsonl::line &l, uint32_t pid, uint64_t argv)
     return readable;
 }
 
+/* The value of the caller's PATH (from `envp`, its execve's environment) into g_path_var;
+ * its length, or -1 when it has none or it cannot be read. Clobbers g_text. */
+long read_path_var(uint32_t pid, uint64_t envp)
+{
+    for (size_t i = 0; envp != 0 && i < kMaxArgs; i++) {
+        uint64_t p = 0;
+        if (!read_pointer(pid, envp, i, &p) || p == 0)
+            return -1;
+        long n = read_string(pid, p);
+        if (n < 5 || g_text[0] != 'P' || g_text[1] != 'A' || g_text[2] != 'T' || g_text[3] != 'H' || g_text[4] != '=')
+            continue;
+        for (long k = 5; k < n; k++)
+            g_path_var[k - 5] = g_text[k];
+        return n - 5;
+    }
+    return -1;
+}
+
+bool same_bytes(const char *a, size_t alen, const char *b, size_t blen)
+{
+    if (alen != blen)
+        return false;
+    for (size_t i = 0; i < alen; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+/* g_candidate = DIR + "/" + NAME; false when it does not fit or DIR is not absolute. */
+bool make_candidate(const char *dir, size_t dir_len, const char *name, size_t name_len)
+{
+    if (dir_len == 0 || dir[0] != '/' || dir_len + 1 + name_len + 1 > kPathBytes)
+        return false;
+    size_t at = 0;
+    for (size_t i = 0; i < dir_len; i++)
+        g_candidate[at++] = dir[i];
+    g_candidate[at++] = '/';
+    for (size_t i = 0; i < name_len; i++)
+        g_candidate[at++] = name[i];
+    g_candidate[at] = '\0';
+    return true;
+}
+
+/* For a missing absolute candidate `first` (`len` bytes, in g_first) of the caller's PATH
+ * search: walks PATH on from the candidate's directory, as execvp does, to the first file
+ * that exists. Writes `path` (that file, or the last candidate), `found` and `tried` (the
+ * missing candidates before it, `first` included) into `l`, and expects the calls for the
+ * candidates after `first`. False, with nothing written, when `first` is not a candidate of
+ * PATH, is PATH's last one, or the walk meets a relative entry (whose base the mediator
+ * does not share). */
+bool path_search(jsonl::line &l, uint32_t pid, uint64_t envp, size_t len)
+{
+    size_t slash = len;
+    while (slash > 0 && g_first[slash - 1] != '/')
+        slash--;
+    if (slash <= 1 || slash == len)
+        return false;
+    const char *name = g_first + slash;
+    const size_t name_len = len - slash, dir_len = slash - 1;
+    long var_len = read_path_var(pid, envp);
+    if (var_len <= 0)
+        return false;
+    size_t start = 0, end = 0, expected = 0;
+    bool after_first = false, found = false;
+    for (; start <= (size_t)var_len && !found; start = end + 1) {
+        end = start;
+        while (end < (size_t)var_len && g_path_var[end] != ':')
+            end++;
+        if (!after_first) {
+            after_first = same_bytes(g_path_var + start, end - start, g_first, dir_len);
+            continue;
+        }
+        if (!make_candidate(g_path_var + start, end - start, name, name_len))
+            return false;
+        const size_t candidate_len = jsonl::detail::cstr_len(g_candidate);
+        if (candidate_len + 1 > kStringBytes - expected)
+            return false;
+        found = rsys(SYS_faccessat, AT_FDCWD, (long)g_candidate, F_OK) == 0;
+        for (size_t i = 0; i <= candidate_len; i++)
+            g_expected[expected++] = g_candidate[i];
+    }
+    if (expected == 0)
+        return false;
+    /* The last expected candidate is the event's path; the ones before it were tried. */
+    size_t last = expected - 1;
+    while (last > 0 && g_expected[last - 1] != '\0')
+        last--;
+    jsonl::field_str(l, "path", g_expected + last, expected - 1 - last);
+    jsonl::field_bool(l, "found", found);
+    jsonl::open(l, "tried", '[');
+    jsonl::item_str(l, g_first, len);
+    for (size_t at = 0; at < last; at += jsonl::detail::cstr_len(g_expected + at) + 1)
+        jsonl::item_str(l, g_expected + at);
+    jsonl::close(l);
+    g_search.pid = pid;
+    g_search.next = 0;
+    g_search.end = expected;
+    return true;
+}
+
+/* Whether the call for `path` (`len` bytes) by `pid` is the search's next expected candidate;
+ * then it is taken off the list. */
+bool expected_candidate(uint32_t pid, const char *path, long len)
+{
+    if (g_search.pid == 0 || pid != g_search.pid || len < 0)
+        return false;
+    const char *next = g_expected + g_search.next;
+    const size_t next_len = jsonl::detail::cstr_len(next);
+    if (!same_bytes(next, next_len, path, (size_t)len)) {
+        g_search.pid = 0; /* the caller went another way: back to one event per call */
+        return false;
+    }
+    g_search.next += next_len + 1;
+    return true;
+}
+
 }  // namespace
 
 void exec_events_hide(const char *token, size_t len)
@@ -240,12 +372,24 @@ void exec_event_record(int listener, const kuapi::seccomp_notif &n, bool proc_sh
         jsonl::field_u64(l, "flags", (uint32_t)args[4]);
     }
     long len = read_string(n.pid, args[at ? 1 : 0]);
-    if (len >= 0)
-        jsonl::field_str(l, "path", g_text, (size_t)len);
-    else
-        jsonl::field_null(l, "path");
-    if (len >= 0 && len < (long)kStringBytes)
-        found_field(l, n.pid, len, dirfd, proc_shows_sandbox);
+    const bool candidate = expected_candidate(n.pid, g_text, len);
+    bool searched = false;
+    if (!candidate && !at && len > 0 && g_text[0] == '/' && (size_t)len < kPathBytes &&
+        rsys(SYS_faccessat, AT_FDCWD, (long)g_text, F_OK) == -ENOENT) {
+        for (long i = 0; i < len; i++)
+            g_first[i] = g_text[i];
+        searched = path_search(l, n.pid, args[2], (size_t)len);
+        for (long i = 0; i < len; i++) /* read_path_var used g_text */
+            g_text[i] = g_first[i];
+    }
+    if (!searched) {
+        if (len >= 0)
+            jsonl::field_str(l, "path", g_text, (size_t)len);
+        else
+            jsonl::field_null(l, "path");
+        if (len >= 0 && len < (long)kStringBytes)
+            found_field(l, n.pid, len, dirfd, proc_shows_sandbox);
+    }
     /* Where a relative path (or fexecve's empty one) starts from. */
     if (proc_shows_sandbox && len >= 0 && (len == 0 || g_text[0] != '/')) {
         if (dirfd == kAtFdcwd)
@@ -253,11 +397,28 @@ void exec_event_record(int listener, const kuapi::seccomp_notif &n, bool proc_sh
         else
             proc_link_field(l, "dir", n.pid, "fd/", dirfd);
     }
+    const size_t argv_at = l.len;
     bool argv_ok = argv_field(l, n.pid, args[at ? 2 : 1]);
+    if (candidate) {
+        const bool same = argv_ok && same_bytes(l.buf + argv_at, l.len - argv_at, g_search_argv, g_search.argv_len);
+        if (!same || g_search.next >= g_search.end)
+            g_search.pid = 0;
+        if (same)
+            return; /* the search's event names this call already */
+    }
     if (len < 0 || !argv_ok)
         jsonl::field_str(l, "unreadable", len < 0 ? "path" : "argv");
     /* Read by pid: the line is the caller's only if its notification is still pending. */
-    if (rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_ID_VALID, (long)&n.id) != 0)
+    if (rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_ID_VALID, (long)&n.id) != 0) {
+        g_search.pid = 0;
         return;
+    }
+    if (searched) {
+        g_search.argv_len = l.len - argv_at;
+        for (size_t i = 0; i < g_search.argv_len; i++)
+            g_search_argv[i] = l.buf[argv_at + i];
+        if (!argv_ok)
+            g_search.pid = 0;
+    }
     effect_log_write(l);
 }

@@ -9,8 +9,11 @@
  * the kernel go on (SECCOMP_USER_NOTIF_FLAG_CONTINUE).
  *
  * The line records the call as made, before the kernel reads its arguments: another thread
- * of the caller can rewrite them in between, and a call that then fails (ENOENT in a PATH
- * search) is recorded too. A record, not a control (docs/effect-log.md).
+ * of the caller can rewrite them in between, and a call that then fails is recorded too. A
+ * PATH search is one line: its first missing candidate's line names where the caller's PATH
+ * leads (`path`, `found`) and the candidates missing before it (`tried`), and the calls for
+ * those candidates that follow with the same argv make none. A record, not a control
+ * (docs/effect-log.md).
  */
 #pragma once
 

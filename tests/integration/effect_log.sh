@@ -65,6 +65,7 @@ def summary(e):
     if ev == "exec":
         where = " cwd=%s" % e["cwd"] if "cwd" in e else " dir=%s" % e["dir"] if "dir" in e else ""
         where += " found=False" if e.get("found") is False else ""
+        where += " tried=" + ",".join(e["tried"]) if "tried" in e else ""
         return "exec %s %s %s %s%s" % (e["by"], e["syscall"], e["path"], text(e["argv"]), where)
     if ev == "network":
         what = e.get("reason", e.get("via"))
@@ -207,6 +208,41 @@ run_end supervisor 0" "$SUMMARY"
 check_log "execveat: AT_EMPTY_PATH and the descriptor" "True" "ev[6]['flags'] == 0x1000 and ev[6]['dirfd'] >= 0"
 check_log "every exec but the failed one found its file" "[True, True, True, False, True, True]" \
     "[e.get('found') for e in ev[1:-1]]"
+
+section "a PATH search is one exec line: where it ended, and the candidates tried before"
+mkdir -p "$W/p1" "$W/p2" "$W/p3"
+printf '#!/bin/sh\n' >"$W/p3/mytool"
+chmod 755 "$W/p3/mytool"
+cat >"$W/search.py" <<EOF
+import os
+env = {"PATH": "$W/p1:/usr/bin"}
+try:
+    os.execve("$W/p1/true", ["true"], env)
+except OSError:
+    pass
+os.execve("$true_path", ["true", "another argv"], env)
+EOF
+cat >"$W/search.sh" <<EOF
+#!/bin/sh
+PATH=$W/p1:$W/p2:$W/p3:/usr/bin:/bin /usr/bin/env mytool
+PATH=$W/p1:$W/p2:$W/p3:/usr/bin /usr/bin/env nosuchtool 2>/dev/null
+/usr/bin/python3 $W/search.py
+EOF
+chmod 755 "$W/search.sh"
+use_log "$T/logs/search.jsonl"
+sbx "$T/plan" "$W/search.sh"
+expect_rc 0
+summarize
+check_eq "log: a search that finds, one that does not, and a call after a search with another argv" "run_start supervisor strict=False
+exec mediator execve $W/search.sh $W/search.sh
+exec mediator execve /usr/bin/env /usr/bin/env|mytool
+exec mediator execve $W/p3/mytool mytool tried=$W/p1/mytool,$W/p2/mytool
+exec mediator execve /usr/bin/env /usr/bin/env|nosuchtool
+exec mediator execve /usr/bin/nosuchtool nosuchtool found=False tried=$W/p1/nosuchtool,$W/p2/nosuchtool,$W/p3/nosuchtool
+exec mediator execve /usr/bin/python3 /usr/bin/python3|$W/search.py
+exec mediator execve $true_path true tried=$W/p1/true
+exec mediator execve $true_path true|another argv
+run_end supervisor 0" "$SUMMARY"
 
 section "denied system calls: the same answers as without the log, one line each"
 deny_battery() {
