@@ -73,6 +73,35 @@ bool count(uint32_t nr)
     return ++g_counts[slot] <= kPerSyscall && g_recorded < kTotal;
 }
 
+/* An inet address's host as text, "A.B.C.D" or "X:X:X:X:X:X:X:X" (`text` holds 40 bytes),
+ * and its port; 0 for another family or a short address. */
+size_t inet_host(char *text, const unsigned char *addr, uint32_t len, unsigned *port)
+{
+    const sa_family_t family = len >= sizeof(sa_family_t) ? *(const sa_family_t *)addr : AF_UNSPEC;
+    size_t at = 0;
+    if (family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+        const unsigned char *ip = (const unsigned char *)&((const struct sockaddr_in *)addr)->sin_addr;
+        for (int i = 0; i < 4; i++) {
+            if (i > 0)
+                text[at++] = '.';
+            append_number(text, &at, ip[i]);
+        }
+    } else if (family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+        static const char digits[] = "0123456789abcdef";
+        const unsigned char *ip = (const unsigned char *)&((const struct sockaddr_in6 *)addr)->sin6_addr;
+        for (int i = 0; i < 16; i++) {
+            text[at++] = digits[ip[i] >> 4];
+            text[at++] = digits[ip[i] & 15];
+            if (i % 2 == 1 && i < 15)
+                text[at++] = ':';
+        }
+    } else {
+        return 0;
+    }
+    *port = (unsigned)((addr[2] << 8) | addr[3]);
+    return at;
+}
+
 /* The address as text: a path, "@name" for an abstract unix socket, "A.B.C.D:PORT",
  * "[X:X:X:X:X:X:X:X]:PORT"; nothing for another family or a short address. */
 void address_field(jsonl::line &l, const unsigned char *addr, uint32_t len)
@@ -81,6 +110,7 @@ void address_field(jsonl::line &l, const unsigned char *addr, uint32_t len)
     size_t at = 0;
     const sa_family_t family = len >= sizeof(sa_family_t) ? *(const sa_family_t *)addr : AF_UNSPEC;
     const size_t path_at = offsetof(struct sockaddr_un, sun_path);
+    unsigned port = 0;
     if (family == AF_UNIX && len > path_at) {
         const char *path = (const char *)addr + path_at;
         size_t n = len - path_at;
@@ -92,26 +122,19 @@ void address_field(jsonl::line &l, const unsigned char *addr, uint32_t len)
             for (size_t i = 0; i < n && path[i] != '\0'; i++)
                 text[at++] = path[i];
         }
-    } else if (family == AF_INET && len >= sizeof(struct sockaddr_in)) {
-        const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
-        const unsigned char *ip = (const unsigned char *)&in->sin_addr;
-        for (int i = 0; i < 4; i++) {
-            append_number(text, &at, ip[i]);
-            text[at++] = i < 3 ? '.' : ':';
-        }
-        append_number(text, &at, (unsigned long)((addr[2] << 8) | addr[3]));
-    } else if (family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
-        static const char digits[] = "0123456789abcdef";
-        const unsigned char *ip = (const unsigned char *)&((const struct sockaddr_in6 *)addr)->sin6_addr;
-        text[at++] = '[';
-        for (int i = 0; i < 16; i++) {
-            text[at++] = digits[ip[i] >> 4];
-            text[at++] = digits[ip[i] & 15];
-            if (i % 2 == 1)
-                text[at++] = i < 15 ? ':' : ']';
-        }
+    } else if (family == AF_INET || family == AF_INET6) {
+        char host[40];
+        const size_t n = inet_host(host, addr, len, &port);
+        if (n == 0)
+            return;
+        if (family == AF_INET6)
+            text[at++] = '[';
+        for (size_t i = 0; i < n; i++)
+            text[at++] = host[i];
+        if (family == AF_INET6)
+            text[at++] = ']';
         text[at++] = ':';
-        append_number(text, &at, (unsigned long)((addr[2] << 8) | addr[3]));
+        append_number(text, &at, port);
     } else {
         return;
     }
@@ -201,6 +224,36 @@ void deny_event_connect(int listener, const kuapi::seccomp_notif &n, int err, co
 {
     if (count((uint32_t)n.data.nr))
         record(listener, n, err, reason, addr, len);
+}
+
+bool deny_event_no_route(long result, const unsigned char *addr, uint32_t len)
+{
+    const sa_family_t family = len >= sizeof(sa_family_t) ? *(const sa_family_t *)addr : AF_UNSPEC;
+    return (result == -ENETUNREACH || result == -EHOSTUNREACH) && (family == AF_INET || family == AF_INET6);
+}
+
+void net_event_no_route(int listener, const kuapi::seccomp_notif &n, int err, const unsigned char *addr, uint32_t len)
+{
+    char host[40];
+    unsigned port = 0;
+    const size_t host_len = inet_host(host, addr, len, &port);
+    if (host_len == 0)
+        return;
+    jsonl::line l;
+    effect_log_begin(l, g_line, sizeof g_line, "mediator", "network");
+    jsonl::field_str(l, "decision", "deny");
+    jsonl::field_str(l, "route", "direct");
+    jsonl::field_str(l, "host", host, host_len);
+    jsonl::field_u64(l, "port", port);
+    jsonl::field_u64(l, "pid", n.pid);
+    jsonl::field_str(l, "reason", "no-route");
+    jsonl::field_str(l, "error", err == ENETUNREACH ? "ENETUNREACH" : "EHOSTUNREACH");
+    jsonl::field_str(l, "detail",
+                     "a direct connection: nothing leaves the sandbox's network namespace but through the egress "
+                     "proxy (http_proxy, for the names in allow_domains) or a relayed local port");
+    if (raw_syscall6(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_ID_VALID, (long)&n.id, 0, 0, 0) != 0)
+        return;
+    effect_log_write(l);
 }
 
 void deny_events_summary()

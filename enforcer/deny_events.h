@@ -51,6 +51,15 @@ bool deny_event_answer(const tp_bpf_insn *prog, uint32_t len, int listener, cons
 void deny_event_connect(int listener, const kuapi::seccomp_notif &n, int err, const char *reason,
                         const unsigned char *addr, uint32_t len);
 
+/* Whether a mediated connect's `result` to `addr` (`len` bytes) is the sandbox's network
+ * namespace having no route for a TCP or UDP address: a direct connection, past the proxy. */
+bool deny_event_no_route(long result, const unsigned char *addr, uint32_t len);
+
+/* The mediator, for such a connect: a `network` event (decision deny, route direct, reason
+ * no-route), as the proxy writes one for each of its refusals. Raw calls only; the caller
+ * checks that the effect log is on. */
+void net_event_no_route(int listener, const kuapi::seccomp_notif &n, int err, const unsigned char *addr, uint32_t len);
+
 /* The supervisor, once init is reaped: the deny_summary line, if any call was denied. The
  * counts are the mediator's, in the memory it shared with init and the supervisor; the
  * mediator ended before init did (with its PID namespace, or killed by init as a leftover),

@@ -161,6 +161,8 @@ bool decide(int listener, const kuapi::seccomp_notif &n, kuapi::seccomp_notif_re
     long ret = answer(listener, n, &refusal, addr, &len);
     if (refusal != nullptr && g_socket_view.record_refusals)
         deny_event_connect(listener, n, (int)-ret, refusal, addr, len);
+    else if (n.data.nr == SYS_connect && g_socket_view.record_refusals && deny_event_no_route(ret, addr, len))
+        net_event_no_route(listener, n, (int)-ret, addr, len);
     resp.error = ret < 0 ? (int32_t)ret : 0;
     return true;
 }

@@ -244,6 +244,30 @@ exec mediator execve $true_path true tried=$W/p1/true
 exec mediator execve $true_path true|another argv
 run_end supervisor 0" "$SUMMARY"
 
+section "a direct connection past the proxy is a network event (no packet leaves: the namespace has no route)"
+cat >"$W/direct.py" <<'EOF'
+import errno, socket
+for family, kind, address in ((socket.AF_INET, socket.SOCK_STREAM, ("192.0.2.1", 443)),
+                              (socket.AF_INET6, socket.SOCK_STREAM, ("2001:db8::1", 80, 0, 0)),
+                              (socket.AF_INET, socket.SOCK_DGRAM, ("192.0.2.1", 53))):
+    s = socket.socket(family, kind)
+    try:
+        s.connect(address)
+        print("connected")
+    except OSError as e:
+        print(errno.errorcode.get(e.errno, e.errno))
+EOF
+use_log "$T/logs/direct.jsonl"
+sbx "$T/plan" /usr/bin/python3 "$W/direct.py"
+expect_rc 0
+check_eq "each connect fails: no route" "ENETUNREACH
+ENETUNREACH
+ENETUNREACH" "$OUT"
+summarize
+check_eq "log: one network line per direct connect" "network mediator deny direct - 192.0.2.1 443 no-route
+network mediator deny direct - 2001:0db8:0000:0000:0000:0000:0000:0001 80 no-route
+network mediator deny direct - 192.0.2.1 53 no-route" "$(grep '^network ' <<<"$SUMMARY")"
+
 section "denied system calls: the same answers as without the log, one line each"
 deny_battery() {
     cat <<EOF
