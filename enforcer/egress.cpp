@@ -49,19 +49,56 @@ pid_t g_proxy = -1;
 int g_notes = -1; /* the read end of the proxy's notes (shared/net_channel.h) */
 alignas(16) char g_proxy_stack[16 << 10];
 
-/* The proxy sits next to tartaros-exec, as in the build tree's bin/ and an installation. */
+/* Where tartaros-proxy lies relative to the directory of tartaros-exec once installed
+ * (cmake/install.cmake: the helper directory, e.g. "../libexec/tartaros"); "" when the build
+ * defines none. */
+#ifndef TARTAROS_HELPER_FROM_BINDIR
+#define TARTAROS_HELPER_FROM_BINDIR ""
+#endif
+
+/* `dir`/`rel`/tartaros-proxy into `out`, each leading "../" of `rel` taken off `dir` (the
+ * directory of /proc/self/exe, which has no symlinks, so textually is exactly). False when it
+ * does not fit or climbs above "/". */
+bool join_helper(char *out, size_t size, const char *dir, size_t dir_len, const char *rel)
+{
+    while (strncmp(rel, "../", 3) == 0 || strcmp(rel, "..") == 0) {
+        while (dir_len > 0 && dir[dir_len - 1] != '/')
+            dir_len--;
+        if (dir_len == 0)
+            return false;
+        dir_len--; /* the slash itself; "/usr" becomes "" (the root) */
+        rel += rel[2] == '/' ? 3 : 2;
+    }
+    int n = snprintf(out, size, "%.*s/%s%s%s", (int)dir_len, dir, rel, *rel ? "/" : "", kProxyName);
+    return n > 0 && (size_t)n < size;
+}
+
+/* tartaros-proxy, never through $PATH: next to tartaros-exec (the build tree's bin/, or a copy
+ * of both in one directory), else in the helper directory relative to it (an installation:
+ * /usr/bin/tartaros-exec runs /usr/libexec/tartaros/tartaros-proxy, whatever the prefix or
+ * DESTDIR). */
 const char *proxy_path()
 {
-    static char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - sizeof kProxyName - 1);
+    static char self[PATH_MAX], beside[PATH_MAX], helper[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0)
         fail(EXIT_STARTUP, "cannot find tartaros-proxy: readlink /proc/self/exe: %s", strerror(errno));
-    path[n] = '\0';
-    char *slash = strrchr(path, '/');
-    strcpy(slash ? slash + 1 : path, kProxyName);
-    if (access(path, X_OK) != 0)
-        fail(EXIT_STARTUP, "the plan's network relays need %s: %s", path, strerror(errno));
-    return path;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    size_t dir_len = slash ? (size_t)(slash - self) : 0;
+    if (!join_helper(beside, sizeof beside, self, dir_len, ""))
+        fail(EXIT_STARTUP, "cannot find tartaros-proxy: the path of tartaros-exec is too long");
+    if (access(beside, X_OK) == 0)
+        return beside;
+    int beside_errno = errno;
+    const char *rel = TARTAROS_HELPER_FROM_BINDIR;
+    if (rel[0] != '\0' && join_helper(helper, sizeof helper, self, dir_len, rel)) {
+        if (access(helper, X_OK) == 0)
+            return helper;
+        fail(EXIT_STARTUP, "the plan's network relays need tartaros-proxy: %s: %s; %s: %s", beside,
+             strerror(beside_errno), helper, strerror(errno));
+    }
+    fail(EXIT_STARTUP, "the plan's network relays need %s: %s", beside, strerror(beside_errno));
 }
 
 int host_listener(uint16_t port)

@@ -21,7 +21,8 @@
 #include "context.h"
 
 /* Supervisor, before init is cloned. With a network section in the plan and a network
- * namespace to put it in: finds tartaros-proxy next to tartaros-exec, makes the channel
+ * namespace to put it in: finds tartaros-proxy (next to tartaros-exec, else in the installed
+ * helper directory relative to it; never through $PATH: docs/install.md), makes the channel
  * (ctx->net_channel: init's end), listens on the host's 127.0.0.1:PORT for each exposed port
  * and starts the proxy (not when the broker, lost, was all there was to serve). Any failure
  * is a start-up failure (125) before anything else ran. */

@@ -82,7 +82,9 @@ constexpr std::array kSubcommands = {
                "every check of the compiler and the lint rules on each file, without writing a plan: exit 0 "
                "clean, 1 on errors (or warnings with --werror); reports as text, JSON or SARIF 2.1.0"},
     Subcommand{"completion", "bash|zsh", "print the shell completion script"},
-    Subcommand{"man", "", "print the manual page (roff)"},
+    Subcommand{"man", "[PAGE]",
+               "print a manual page (roff): PAGE is tartaros (the default), tartaros-compile, tartaros-exec or "
+               "tartaros-policy, the policy file's every key (section 5)"},
 };
 
 const RunOption *find_option(std::string_view name)

@@ -121,9 +121,15 @@ int completion(Args args)
 
 int man(Args args)
 {
-    if (!args.empty())
-        return usage_error("man", "unexpected argument '" + printable(args[0]) + "'");
-    print_man_page(std::cout);
+    if (args.size() > 1)
+        return usage_error("man", "unexpected argument '" + printable(args[1]) + "'");
+    const std::string page = args.empty() ? "tartaros" : args[0];
+    if (!print_man_page(std::cout, page)) {
+        std::string pages;
+        for (std::string_view name : man_pages())
+            pages += (pages.empty() ? "" : ", ") + std::string(name);
+        return usage_error("man", "no page '" + printable(page) + "': expected one of " + pages);
+    }
     return kExitOk;
 }
 

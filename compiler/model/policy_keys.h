@@ -1,8 +1,9 @@
 // compiler/model/policy_keys.h — every key a policy may set, in one table: its name, its type
-// and default as docs/policy.md gives them, what a .tart group may stand for in it, and its
-// meaning. The TOML readers take the keys they know from it (toml_schema.h), the .tart
+// and default as docs/policy.md gives them, what a .tart group may stand for in it, its
+// meaning and an example. The TOML readers take the keys they know from it (toml_schema.h), the .tart
 // lowering how to merge a key's statements, print_policy the order it prints them in, the lint
-// rules the path lists; docs/policy.md's key reference is this table (test_policy_keys.cpp).
+// rules the path lists; docs/policy.md's key reference is this table (test_policy_keys.cpp), and
+// so is the man page tartaros-policy(5) (`tartaros man tartaros-policy`, cli_docs.h).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,9 @@ struct PolicyKey {
     std::string_view type;  // docs/policy.md's columns, in Markdown
     std::string_view default_text;
     std::string_view doc;
+    // TOML lines under the section's header that set the key (and what it needs beside it,
+    // e.g. `timeout` for `timeout_grace`); each is accepted by the front-end (a unit test).
+    std::string_view example;
 };
 
 // In docs/policy.md's order: the top level first.

@@ -7,7 +7,7 @@
 #    SHARE_DIR are what the binary prints now;
 #  - docs/tartaros-run.md's table has every flag but --help with the same field;
 #  - the bash completion parses (bash -n) and completes subcommands, flags, variable names
-#    and commands after --; zsh -n and groff -ww when those are installed;
+#    and commands after --; zsh -n and groff -ww (every man page) when those are installed;
 #  - every usage error and bad value is a refusal: exit 78, first stderr line "tartaros:";
 #    conflicts with a --config file name both places;
 #  - compile writes the plan tartaros-compile writes; tartaros-compile ARGS is tartaros compile
@@ -98,8 +98,12 @@ for sub in run compile explain verify print-policy lint completion man; do
 done
 grep -q "^Merge rules" run-help.txt || fail "run --help has no merge rules"
 grep -q "^\\.SH MERGE RULES" man.txt || fail "the man page has no merge rules"
+for page in tartaros-compile tartaros-exec tartaros-policy; do
+    "$tartaros" man "$page" >"$page.txt" || fail "man $page"
+done
 for pair in "bash-completion/completions/tartaros:bash.txt" "zsh/site-functions/_tartaros:zsh.txt" \
-    "man/man1/tartaros.1:man.txt"; do
+    "man/man1/tartaros.1:man.txt" "man/man1/tartaros-compile.1:tartaros-compile.txt" \
+    "man/man1/tartaros-exec.1:tartaros-exec.txt" "man/man5/tartaros-policy.5:tartaros-policy.txt"; do
     ok
     cmp -s "$share/${pair%%:*}" "${pair#*:}" || fail "$share/${pair%%:*} is not what the binary prints"
 done
@@ -121,6 +125,7 @@ mkdir -p dir.d && : >dir.d/file1
 [ "$(complete_words tartaros run --write dir.d/)" = dir.d/file1 ] || fail "bash: '--write' does not complete paths"
 complete_words tartaros run --strict -- bas | grep -qx bash || fail "bash: no command completion after --"
 [ "$(complete_words tartaros completion z)" = zsh ] || fail "bash: 'completion z' does not complete to zsh"
+[ "$(complete_words tartaros man tartaros-p)" = tartaros-policy ] || fail "bash: 'man tartaros-p' does not complete"
 if command -v zsh >/dev/null; then
     ok
     zsh -n zsh.txt || fail "zsh -n on the zsh completion"
@@ -128,9 +133,11 @@ else
     echo "   (zsh is not installed: its completion is not syntax-checked)"
 fi
 if command -v groff >/dev/null; then
-    ok
-    warnings=$(groff -man -ww -z man.txt 2>&1)
-    [ -z "$warnings" ] || fail "groff warns about the man page: $warnings"
+    for page in man tartaros-compile tartaros-exec tartaros-policy; do
+        ok
+        warnings=$(groff -man -ww -z $page.txt 2>&1)
+        [ -z "$warnings" ] || fail "groff warns about the man page $page: $warnings"
+    done
 fi
 
 echo "-- usage errors and bad values are refusals"
@@ -165,7 +172,8 @@ ok
     fail "tartaros compile --help and tartaros-compile --help differ beyond the program's name"
 refused "tartaros: usage: expected at least one POLICY.toml" lint
 refused "tartaros: usage: unknown shell 'fish'" completion fish
-refused "tartaros: usage: unexpected argument 'x'" man x
+refused "tartaros: usage: no page 'x': expected one of tartaros, tartaros-compile, tartaros-exec, tartaros-policy" man x
+refused "tartaros: usage: unexpected argument 'x'" man tartaros x
 refused "tartaros: --read-deny: '/x/*.pem' contains the glob character '*'; globs are not supported on Linux" \
     run --read-deny '/x/*.pem' -- true
 refused "tartaros: --write: 'a/[b]' contains the glob character '['" run --write 'a/[b]' -- true

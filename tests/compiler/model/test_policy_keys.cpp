@@ -1,7 +1,10 @@
 // The one table of policy keys (policy_keys.h) against docs/policy.md's key reference, and
-// against what the two front-ends accept.
+// against what the two front-ends accept; each key's example (tartaros-policy(5)) is a policy.
 #include <doctest/doctest.h>
+#include <stdlib.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -66,6 +69,48 @@ TEST_CASE("policy keys: every key of the table is read by both front-ends")
         CAPTURE(toml);
         CHECK(text.str().find("unknown key") == std::string::npos);
     }
+}
+
+TEST_CASE("policy keys: every key's example sets the key and is accepted by the TOML front-end")
+{
+    // The files the examples name (include, ca_file), relative to the policy's directory.
+    std::string dir = (std::filesystem::temp_directory_path() / "tartaros-key-examples.XXXXXX").string();
+    REQUIRE(mkdtemp(dir.data()) != nullptr);
+    std::ofstream(dir + "/groups.tart") << "version 1;\n";
+    std::ofstream(dir + "/corp-ca.pem") << "a PEM bundle\n";
+    for (const PolicyKey &k : policy_keys()) {
+        CAPTURE(k.name);
+        REQUIRE(!k.example.empty());
+        CHECK(k.example.find(std::string(k.name) + " = ") != std::string_view::npos);
+        // The example under its section's header, and what that section needs beside it: a
+        // broker needs its allowed hosts and a capability, a capability its name, host and variable.
+        std::string toml = k.name == "version" ? "" : "version = 1\n";
+        if (k.section.empty())
+            toml += std::string(k.example) + "\n";
+        else if (!k.section.starts_with("broker"))
+            toml += std::string(policy_section(k.section).header) + "\n" + std::string(k.example) + "\n";
+        else {
+            toml += "[broker]\n";
+            if (k.name != "allowed_hosts")
+                toml += "allowed_hosts = [\"api.github.com\"]\n";
+            if (k.section == "broker")
+                toml += std::string(k.example) + "\n";
+            toml += "[[broker.capability]]\n";
+            for (std::string_view required : {"name = \"gh\"", "host = \"api.github.com\"", "value_env = \"GH_TOKEN\""})
+                if (k.section == "broker" || !required.starts_with(std::string(k.name) + " "))
+                    toml += std::string(required) + "\n";
+            if (k.section == "broker.capability")
+                toml += std::string(k.example) + "\n";
+        }
+        CAPTURE(toml);
+        Diagnostics diags;
+        parse_policy_text(toml, dir + "/policy.toml", diags);
+        std::ostringstream text;
+        diags.print(text);
+        CAPTURE(text.str());
+        CHECK(!diags.has_errors());
+    }
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace tartaros
