@@ -101,7 +101,7 @@ pid_t spawn_init(run_ctx *ctx, pipe_fds release, pipe_fds status)
         char reason[128];
         snprintf(reason, sizeof reason, "clone(%s) failed: %s",
                  (ctx->clone_flags & CLONE_NEWUSER) ? "CLONE_NEWUSER" : "CLONE_NEW*", strerror(err));
-        degrade_namespaces(ctx, reason);
+        degrade_namespaces(ctx, err, reason);
     }
 }
 
