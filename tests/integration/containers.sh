@@ -7,6 +7,8 @@
 #     (no write outside the writable root, no read of a denied file, the workspace writable);
 #   - with the documented option (--security-opt unmask=/proc/*) --strict runs, a write
 #     outside the writable root and a read of a denied file fail and the allowed work succeeds;
+#     rootful, that option makes the host's sysctls the container root's to write unless the
+#     container has a user namespace (--uidmap), in which --strict runs as well;
 #   - under a seccomp profile that, like Docker's default, refuses namespaces and mounts to a
 #     container without CAP_SYS_ADMIN (made here from podman's own profile), --strict refuses
 #     naming --security-opt seccomp=...; without --strict, Landlock keeps both escapes out; and
@@ -194,6 +196,25 @@ sandbox_run unmasked strict --security-opt 'unmask=/proc/*'
 check_eq "--strict runs" 0 "$SANDBOX_RC"
 check_no_match "no refusal" '^tartaros: [^w]' "$SERR"
 expect_confined "unmask=/proc/*, --strict"
+
+if [ "$IT_VARIANT" = root ]; then
+    # What unmask costs a rootful container whose root is the host's: /proc/sys is writable
+    # (opened for appending, nothing written). Recommended instead: a user namespace.
+    section "rootful: unmask=/proc/* hands the host's sysctls to the container's root, unless it has a user namespace"
+    ctr core-pattern --security-opt 'unmask=/proc/*' -- /bin/sh -c \
+        '{ true >>/proc/sys/kernel/core_pattern; } 2>/dev/null && echo core_pattern=ok || echo core_pattern=fail'
+    expect core_pattern ok "control: without a user namespace kernel.core_pattern opens for writing"
+    UIDMAP_BASE=2000000000
+    chown -R "$UIDMAP_BASE:$UIDMAP_BASE" "$R/work"
+    USERNS=(--uidmap "0:$UIDMAP_BASE:65536" --gidmap "0:$UIDMAP_BASE:65536")
+    ctr core-pattern-userns "${USERNS[@]}" --security-opt 'unmask=/proc/*' -- /bin/sh -c \
+        '{ true >>/proc/sys/kernel/core_pattern; } 2>/dev/null && echo core_pattern=ok || echo core_pattern=fail'
+    expect core_pattern fail "with --uidmap it does not"
+    sandbox_run userns strict "${USERNS[@]}" --security-opt 'unmask=/proc/*'
+    check_eq "--strict runs in it (the container's ids mapped into the sandbox)" 0 "$SANDBOX_RC"
+    expect_confined "--uidmap, unmask=/proc/*, --strict"
+    chown -R root:root "$R/work"
+fi
 
 section "a Docker-like seccomp profile (no namespaces or mounts without CAP_SYS_ADMIN)"
 BASE_PROFILE=/usr/share/containers/seccomp.json
