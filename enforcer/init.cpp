@@ -65,9 +65,10 @@ void enter_cgroup_namespace(run_ctx *ctx)
         return;
     if (unshare(CLONE_NEWCGROUP) == 0)
         return;
+    int err = errno;
     char reason[96];
-    snprintf(reason, sizeof reason, "unshare(CLONE_NEWCGROUP) failed: %s", strerror(errno));
-    degrade_namespaces_late(ctx, CLONE_NEWCGROUP, reason);
+    snprintf(reason, sizeof reason, "unshare(CLONE_NEWCGROUP) failed: %s", strerror(err));
+    degrade_namespaces_late(ctx, CLONE_NEWCGROUP, err, reason);
 }
 
 /* Without a PID namespace nothing ends what the command leaves running when it exits; init,

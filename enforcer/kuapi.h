@@ -77,6 +77,7 @@ struct cap_data {
 constexpr uint32_t LINUX_CAPABILITY_VERSION_3 = 0x20080522u;
 constexpr int LINUX_CAPABILITY_U32S_3 = 2;
 constexpr int CAP_SETPCAP = 8;
+constexpr int CAP_SETFCAP = 31;
 
 /* prctl(PR_SET_SECUREBITS) bits */
 constexpr unsigned SECBIT_NOROOT = 1u << 0;

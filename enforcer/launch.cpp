@@ -74,7 +74,7 @@ void lost_late_namespaces(run_ctx *ctx, int err)
 {
     char reason[96];
     snprintf(reason, sizeof reason, "unshare(CLONE_NEWNET|CLONE_NEWIPC) failed: %s", strerror(err));
-    degrade_namespaces_late(ctx, ctx->clone_flags & kLateNamespaces, reason);
+    degrade_namespaces_late(ctx, ctx->clone_flags & kLateNamespaces, err, reason);
 }
 
 /* The supervisor's, init's (and, until it executes, the command's) address space becomes

@@ -76,9 +76,12 @@ void step_failed(const mount_tree *t, const tp_mount *m, const char *what, int e
     origin_text(m->origin.line, m->origin.col, origin, sizeof origin);
     if (step_grants(m))
         refuse("%s %s%s cannot be installed: %s: %s", mount_step_label(plan, m), path, origin, what, strerror(err));
+    /* A fresh procfs is refused (EPERM) where the /proc it would reveal more than is partly
+     * covered: a container's masked and read-only /proc paths (container.h). */
+    container_fix fix = m->op == TP_MNT_PROC && err == EPERM ? FIX_PROC_MASKS : FIX_NONE;
     if (must_not_degrade(t->ctx, mount_step_required(plan, m)))
-        refuse("%s %s%s cannot be installed: %s: %s; run without --strict to degrade", mount_step_label(plan, m), path,
-               origin, what, strerror(err));
+        refuse_for(fix, "%s %s%s cannot be installed: %s: %s; run without --strict to degrade",
+                   mount_step_label(plan, m), path, origin, what, strerror(err));
     warn("%s %s%s not enforced: %s: %s", mount_step_label(plan, m), path, origin, what, strerror(err));
 }
 

@@ -35,6 +35,7 @@ struct loss {
     const char *needs;   /* the kernel feature it needs */
     const char *why;     /* why this host refuses it */
     const char *instead; /* a weaker mechanism that carries it instead, or NULL */
+    container_fix fix;   /* the container option that lifts the cause (container.h), or FIX_NONE */
 };
 
 struct loss_list {
@@ -43,7 +44,7 @@ struct loss_list {
 };
 
 void add_loss(loss_list *list, bool required, const char *what, const char *needs, const char *why,
-              const char *instead = nullptr)
+              const char *instead = nullptr, container_fix fix = FIX_NONE)
 {
     for (int i = 0; i < list->count; i++) {
         if (strcmp(list->items[i].what, what) == 0) {
@@ -52,7 +53,7 @@ void add_loss(loss_list *list, bool required, const char *what, const char *need
         }
     }
     if (list->count < (int)(sizeof list->items / sizeof list->items[0]))
-        list->items[list->count++] = {required, what, needs, why, instead};
+        list->items[list->count++] = {required, what, needs, why, instead, fix};
 }
 
 /* Refuses on the first loss that may not degrade; only then warns: one line per cause,
@@ -64,8 +65,10 @@ void settle(const run_ctx *ctx, const loss_list *list)
     for (int i = 0; i < list->count; i++) {
         const loss &l = list->items[i];
         if (must_not_degrade(ctx, l.required))
-            refuse("%s cannot be enforced without %s, which this host refuses (%s); run without --strict to degrade",
-                   l.what, l.needs, l.why);
+            refuse_for(
+                l.fix,
+                "%s cannot be enforced without %s, which this host refuses (%s); run without --strict to degrade",
+                l.what, l.needs, l.why);
     }
     bool warned[sizeof list->items / sizeof list->items[0]] = {};
     for (int i = 0; i < list->count; i++) {
@@ -175,7 +178,9 @@ void decide_landlock(run_ctx *ctx, loss_list *losses)
         return;
     unsigned abi = landlock_probe_abi();
     if (abi == 0) {
-        add_loss(losses, landlock_required(plan), "the Landlock allow-list", "Landlock", landlock_absent_reason(errno));
+        int err = errno; /* EPERM: a filter refused the call (an older container profile) */
+        add_loss(losses, landlock_required(plan), "the Landlock allow-list", "Landlock", landlock_absent_reason(err),
+                 nullptr, err == EPERM ? FIX_SECCOMP : FIX_NONE);
         return;
     }
     ctx->landlock_abi = abi < kLandlockMaxAbi ? abi : kLandlockMaxAbi;
@@ -372,11 +377,29 @@ void lose_limit(void *arg, bool required, const char *what, const char *needs, c
     add_loss((loss_list *)arg, required, what, needs, why, instead);
 }
 
-/* After the namespaces: without a PID namespace the cgroup is also the kill switch. */
+/* Every loss from `first` on has one cause, which `fix` lifts in a container. */
+void mark_fix(loss_list *losses, int first, container_fix fix)
+{
+    for (int i = first; i < losses->count; i++)
+        losses->items[i].fix = fix;
+}
+
+/* After the namespaces: without a PID namespace the cgroup is also the kill switch. A limit
+ * lost in a container is lost to its read-only cgroup tree (container_hint checks that). */
 void decide_limits(run_ctx *ctx, loss_list *losses)
 {
+    int first = losses->count;
     limits_prepare(ctx);
     limits_decide(ctx, lose_limit, losses);
+    mark_fix(losses, first, FIX_CGROUPS);
+}
+
+/* EPERM (or a filter's ENOSYS) from clone or unshare where the sysctls allow user namespaces:
+ * a seccomp filter of the runtime's refused the call (container_hint checks that one is
+ * installed). */
+container_fix namespaces_fix(int err, bool sysctl_explains)
+{
+    return (err == EPERM || err == ENOSYS) && !sysctl_explains ? FIX_SECCOMP : FIX_NONE;
 }
 
 }  // namespace
@@ -396,7 +419,7 @@ void preflight(run_ctx *ctx)
     settle(ctx, &losses);
 }
 
-void degrade_namespaces(run_ctx *ctx, const char *reason)
+void degrade_namespaces(run_ctx *ctx, int err, const char *reason)
 {
     loss_list losses = {};
     const char *sysctl = (ctx->clone_flags & CLONE_NEWUSER) ? userns_unavailable_reason(ctx) : nullptr;
@@ -404,12 +427,14 @@ void degrade_namespaces(run_ctx *ctx, const char *reason)
     bool root_keeps_others = ctx->caller_is_root && (ctx->clone_flags & CLONE_NEWUSER);
     lose_namespaces(ctx, &losses, root_keeps_others ? CLONE_NEWUSER : ctx->clone_flags, why);
     limits_lost_user_namespace(ctx, lose_limit, &losses);
+    mark_fix(&losses, 0, namespaces_fix(err, sysctl != nullptr));
     settle(ctx, &losses);
 }
 
-void degrade_namespaces_late(run_ctx *ctx, unsigned long lost, const char *reason)
+void degrade_namespaces_late(run_ctx *ctx, unsigned long lost, int err, const char *reason)
 {
     loss_list losses = {};
     lose_namespaces(ctx, &losses, lost, arena_strdup(reason));
+    mark_fix(&losses, 0, namespaces_fix(err, false));
     settle(ctx, &losses);
 }

@@ -12,11 +12,13 @@
 
 void preflight(run_ctx *ctx);
 
-/* The kernel refused the namespaces in ctx->clone_flags because of `reason`: a root caller
- * loses only the user namespace, anyone else every namespace (and with them the mount
- * layer). Refuses or warns like preflight. */
-void degrade_namespaces(run_ctx *ctx, const char *reason);
+/* The kernel refused the namespaces in ctx->clone_flags with `err` because of `reason`: a
+ * root caller loses only the user namespace, anyone else every namespace (and with them the
+ * mount layer). Refuses or warns like preflight; an EPERM in a container names the option
+ * that lets its seccomp profile allow them (container.h). */
+void degrade_namespaces(run_ctx *ctx, int err, const char *reason);
 
-/* Init could not create the namespaces `lost` (network, IPC) for `reason`: refuses when one
- * is required and the run is --strict, otherwise warns that its isolation is lost. */
-void degrade_namespaces_late(run_ctx *ctx, unsigned long lost, const char *reason);
+/* Init could not create the namespaces `lost` (network, IPC) with `err` for `reason`:
+ * refuses when one is required and the run is --strict, otherwise warns that its isolation
+ * is lost. */
+void degrade_namespaces_late(run_ctx *ctx, unsigned long lost, int err, const char *reason);

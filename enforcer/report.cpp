@@ -17,7 +17,7 @@ constexpr char kPrefix[] = "tartaros: ";
 constexpr size_t kMaxPayload = 4097; /* a path of TP_MAX_PATH bytes and its NUL */
 
 enum record_kind : uint32_t {
-    RECORD_FAILURE = 'F',  /* a = the message; the sandbox side exits with `code` */
+    RECORD_FAILURE = 'F',  /* a = the message; the sandbox side exits with `code`; dev = its container_fix */
     RECORD_SYNTHETIC = 'S' /* a = anchor, b = path below it; dev, ino of the file; code = its step */
 };
 
@@ -91,16 +91,17 @@ void send_record(const record_header &h, const char *a, const char *b)
     write_all(g_status_fd, buf, sizeof h + h.len_a + h.len_b);
 }
 
-[[noreturn]] void fail_v(int code, const char *fmt, va_list ap)
+[[noreturn]] void fail_v(int code, container_fix fix, const char *fmt, va_list ap)
 {
     char message[2048]; /* the supervisor keeps sizeof(sandbox_outcome::message) of a reported one */
     vsnprintf(message, sizeof message, fmt, ap);
     if (g_status_fd < 0) {
+        strncat(message, container_hint(fix), sizeof message - strlen(message) - 1);
         print_line("", "%s", message);
         effect_log_exit(code, message); /* the supervisor's run_end; nothing elsewhere */
         _exit(code);
     }
-    record_header h = {RECORD_FAILURE, code, 0, 0, (uint32_t)strlen(message), 0};
+    record_header h = {RECORD_FAILURE, code, (uint64_t)fix, 0, (uint32_t)strlen(message), 0};
     send_record(h, message, "");
     _exit(code);
 }
@@ -134,6 +135,7 @@ void keep_failure(sandbox_outcome *out, const record_header &h, const char *payl
     out->message[len] = '\0';
     out->failed = true;
     out->code = h.code;
+    out->fix = h.dev <= FIX_CGROUPS ? (container_fix)h.dev : FIX_NONE;
 }
 
 }  // namespace
@@ -161,14 +163,21 @@ void fail(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fail_v(code, fmt, ap);
+    fail_v(code, FIX_NONE, fmt, ap);
 }
 
 void refuse(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fail_v(EXIT_REFUSAL, fmt, ap);
+    fail_v(EXIT_REFUSAL, FIX_NONE, fmt, ap);
+}
+
+void refuse_for(container_fix fix, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fail_v(EXIT_REFUSAL, fix, fmt, ap);
 }
 
 void report_to_supervisor(int fd)
@@ -204,8 +213,9 @@ void read_sandbox_outcome(int fd, sandbox_outcome *out)
     }
 }
 
-void print_reported_failure(const sandbox_outcome *out)
+void print_reported_failure(sandbox_outcome *out)
 {
+    strncat(out->message, container_hint(out->fix), sizeof out->message - strlen(out->message) - 1);
     char line[sizeof out->message + sizeof kPrefix + 1];
     int n = snprintf(line, sizeof line, "%s%s\n", kPrefix, out->message);
     if (n > 0)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "container.h"
 #include "exit_codes.h"
 
 __attribute__((format(printf, 1, 2))) void warn(const char *fmt, ...);
@@ -22,6 +23,10 @@ __attribute__((format(printf, 1, 2))) void warn(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void note(const char *fmt, ...);
 [[noreturn]] __attribute__((format(printf, 2, 3))) void fail(int code, const char *fmt, ...);
 [[noreturn]] __attribute__((format(printf, 1, 2))) void refuse(const char *fmt, ...);
+/* refuse() for a cause a container option can lift (container.h): the line ends with that
+ * option when this runs in a container. On the sandbox side the cause travels with the
+ * record and the supervisor, which still sees the container, adds the option. */
+[[noreturn]] __attribute__((format(printf, 2, 3))) void refuse_for(container_fix fix, const char *fmt, ...);
 
 /* Sandbox side: from now on fail() reports through `fd` (close-on-exec, so it reaches EOF
  * once the command has been executed). A negative fd switches back to printing. */
@@ -50,14 +55,16 @@ struct sandbox_outcome {
     bool failed;        /* a fail() record arrived: nothing of the command ran */
     int code;           /* its exit code */
     char message[1024]; /* its line, without the "tartaros: " prefix */
+    container_fix fix;  /* a cause a container option lifts (refuse_for), or FIX_NONE */
     synthetic_mountpoint *synthetic;
 };
 
 /* Reads records from `fd` until EOF (EOF without a failure = the command was executed). */
 void read_sandbox_outcome(int fd, sandbox_outcome *out);
 
-/* Prints `tartaros: <message>` for a failure the sandbox side reported. */
-void print_reported_failure(const sandbox_outcome *out);
+/* Prints `tartaros: <message>` for a failure the sandbox side reported, its message first
+ * completed with the container option for its cause (container.h). After init is gone. */
+void print_reported_failure(sandbox_outcome *out);
 
 /* " (policy line 12:5)" for an origin, or "" for an implied default (line 0). */
 const char *origin_text(uint32_t line, uint32_t col, char *buf, size_t size);

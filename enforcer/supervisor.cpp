@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -44,10 +45,12 @@ pipe_fds make_pipe()
     return {fds[0], fds[1]};
 }
 
-/* Errors with which clone(CLONE_NEWUSER) says "not here" rather than "out of resources". */
+/* Errors with which clone(CLONE_NEWUSER) says "not here" rather than "out of resources".
+ * ENOSYS never comes from the kernel's clone: it is a seccomp filter's answer (podman's
+ * profile gives it to every call it does not list). */
 bool userns_refused(int err)
 {
-    return err == EPERM || err == EINVAL || err == ENOSPC || err == EUSERS || err == EACCES;
+    return err == EPERM || err == EINVAL || err == ENOSPC || err == EUSERS || err == EACCES || err == ENOSYS;
 }
 
 /* What init starts from; static, as init reads it after spawn_init has returned. */
@@ -98,7 +101,7 @@ pid_t spawn_init(run_ctx *ctx, pipe_fds release, pipe_fds status)
         char reason[128];
         snprintf(reason, sizeof reason, "clone(%s) failed: %s",
                  (ctx->clone_flags & CLONE_NEWUSER) ? "CLONE_NEWUSER" : "CLONE_NEW*", strerror(err));
-        degrade_namespaces(ctx, reason);
+        degrade_namespaces(ctx, err, reason);
     }
 }
 
@@ -117,25 +120,85 @@ bool write_file(pid_t pid, const char *name, const char *text)
     return ok;
 }
 
-/* Unprivileged: the caller's own ids only, setgroups denied. Root: the whole range onto
- * itself, so file owners look the same inside. */
+/* The ids the caller's own user namespace maps (/proc/self/`name`), each range onto itself:
+ * "inside inside count" for each line "inside outside count". */
+bool mirror_own_map(const char *name, char *out, size_t size)
+{
+    char path[32], text[4096];
+    snprintf(path, sizeof path, "/proc/self/%s", name);
+    int fd = open_cloexec(path, O_RDONLY);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    text[n] = '\0';
+    size_t used = 0;
+    for (char *p = text; *p != '\0';) {
+        unsigned long inside = strtoul(p, &p, 10);
+        strtoul(p, &p, 10); /* the id outside */
+        unsigned long count = strtoul(p, &p, 10);
+        int m = snprintf(out + used, size - used, "%lu %lu %lu\n", inside, inside, count);
+        if (count == 0 || m < 0 || (size_t)m >= size - used)
+            return false;
+        used += (size_t)m;
+        while (*p == ' ' || *p == '\n')
+            p++;
+    }
+    return used > 0;
+}
+
+/* Root's map `name`: every id onto itself, so file owners look the same inside. Where the
+ * caller's own user namespace maps fewer ids (root of a rootless container), the kernel
+ * refuses that (EPERM), and every id it maps is mapped onto itself instead. */
+bool write_root_map(pid_t pid, const char *name)
+{
+    if (write_file(pid, name, "0 0 4294967295\n"))
+        return true;
+    int err = errno;
+    static char map[4096];
+    if (err == EPERM && mirror_own_map(name, map, sizeof map) && write_file(pid, name, map))
+        return true;
+    errno = err;
+    return false;
+}
+
+/* Root: write_root_map. Unprivileged: the caller's own ids only, setgroups denied; so is
+ * root refused any wider map (without CAP_SETUID, as under --cap-drop=all). */
 const char *write_id_maps(const run_ctx *ctx, pid_t pid)
 {
-    char uid_map[64], gid_map[64];
     if (ctx->caller_is_root) {
-        snprintf(uid_map, sizeof uid_map, "0 0 4294967295\n");
-        snprintf(gid_map, sizeof gid_map, "0 0 4294967295\n");
-    } else {
-        snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)ctx->uid, (unsigned)ctx->uid);
-        snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)ctx->gid, (unsigned)ctx->gid);
-        if (!write_file(pid, "setgroups", "deny"))
-            return "setgroups";
+        if (write_root_map(pid, "uid_map"))
+            return write_root_map(pid, "gid_map") ? nullptr : "gid_map";
+        if (errno != EPERM)
+            return "uid_map";
     }
+    char uid_map[64], gid_map[64];
+    snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)ctx->uid, (unsigned)ctx->uid);
+    snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)ctx->gid, (unsigned)ctx->gid);
+    if (!write_file(pid, "setgroups", "deny"))
+        return "setgroups";
     if (!write_file(pid, "uid_map", uid_map))
         return "uid_map";
     if (!write_file(pid, "gid_map", gid_map))
         return "gid_map";
     return nullptr;
+}
+
+/* Why the id map `what` could not be written (errno). Since Linux 5.12 mapping uid 0 into a
+ * user namespace needs CAP_SETFCAP, which a container's root may lack (--cap-drop=all). */
+const char *id_map_failure(const run_ctx *ctx, const char *what)
+{
+    int err = errno;
+    kuapi::cap_header header = {kuapi::LINUX_CAPABILITY_VERSION_3, 0};
+    kuapi::cap_data caps[kuapi::LINUX_CAPABILITY_U32S_3] = {};
+    bool setfcap =
+        sys_capget(&header, caps) == 0 && ((caps[kuapi::CAP_SETFCAP / 32].effective >> (kuapi::CAP_SETFCAP % 32)) & 1u);
+    if (ctx->caller_is_root && err == EPERM && strcmp(what, "uid_map") == 0 && !setfcap)
+        return "Operation not permitted (root maps uid 0 into the sandbox, which needs CAP_SETFCAP: run as a "
+               "non-root user, or add it: podman/docker run --cap-add SETFCAP, Kubernetes capabilities.add)";
+    return strerror(err);
 }
 
 /* Raw (raw.h): init may still be running. The wait status, or -1 with *err set; `usage`
@@ -184,7 +247,7 @@ int run_supervisor(run_ctx *ctx)
     if (ctx->clone_flags & CLONE_NEWUSER) {
         const char *what = write_id_maps(ctx, init);
         if (what != nullptr)
-            abandon_init(ctx, init, arena_concat3("write the sandbox's ", what, ""), strerror(errno));
+            abandon_init(ctx, init, arena_concat3("write the sandbox's ", what, ""), id_map_failure(ctx, what));
     }
     char why[256];
     if (!limits_attach(ctx, init, why, sizeof why))
