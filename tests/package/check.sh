@@ -86,7 +86,9 @@ done
 expect_file -rw-r--r-- /usr/share/bash-completion/completions/tartaros
 expect_file -rw-r--r-- /usr/share/zsh/vendor-completions/_tartaros
 expect_file -rw-r--r-- /usr/share/doc/tartaros/copyright
-for example in "$SRC"/examples/*; do expect_file -rw-r--r-- "/usr/share/doc/tartaros/examples/${example##*/}"; done
+while IFS= read -r example; do
+    expect_file -rw-r--r-- "/usr/share/doc/tartaros/examples/${example#"$SRC"/examples/}"
+done < <(find "$SRC/examples" -type f | LC_ALL=C sort)
 ok
 bad=$(grep -v ' /usr/' "$WORK/list" | grep -vx 'drwxr-xr-x root/root /') && fail "outside /usr: $bad"
 ok
