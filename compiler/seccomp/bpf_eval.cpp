@@ -30,7 +30,15 @@ EvalResult evaluate(std::span<const tp_bpf_insn> prog, const SeccompData &data)
     const tp_bpf_result r = tp_bpf_evaluate(prog.data(), static_cast<uint32_t>(prog.size()), &d);
     if (r.fault != TP_BPF_FAULT_NONE)
         invalid(r);
-    return {r.ret, r.executed};
+    return {r.ret, r.executed, r.loaded};
+}
+
+uint32_t seccomp_word(const SeccompData &d, uint32_t i)
+{
+    if (i < 2)
+        return i == 0 ? d.nr : d.arch;
+    const uint64_t field = i < TP_SD_ARGS / 4 ? d.instruction_pointer : d.args[(i - TP_SD_ARGS / 4) / 2];
+    return static_cast<uint32_t>(i % 2 == 0 ? field : field >> 32);
 }
 
 }  // namespace tartaros::seccomp

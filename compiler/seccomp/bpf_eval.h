@@ -27,7 +27,12 @@ struct SeccompData {
 struct EvalResult {
     uint32_t ret = 0;       // the full SECCOMP_RET_* value the program returned
     uint32_t executed = 0;  // instructions executed, the return included
+    uint32_t loaded = 0;    // bit i: the path loaded word i of the input (seccomp_word())
 };
+
+// Word `i` (0..15) of `d` as a load reads it: nr 0, arch 1, the ip 2-3, args[k] 4+2k (low)
+// and 5+2k (high).
+uint32_t seccomp_word(const SeccompData &d, uint32_t i);
 
 EvalResult evaluate(std::span<const tp_bpf_insn> prog, const SeccompData &data);
 
