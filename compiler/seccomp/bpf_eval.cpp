@@ -33,12 +33,4 @@ EvalResult evaluate(std::span<const tp_bpf_insn> prog, const SeccompData &data)
     return {r.ret, r.executed, r.loaded};
 }
 
-uint32_t seccomp_word(const SeccompData &d, uint32_t i)
-{
-    if (i < 2)
-        return i == 0 ? d.nr : d.arch;
-    const uint64_t field = i < TP_SD_ARGS / 4 ? d.instruction_pointer : d.args[(i - TP_SD_ARGS / 4) / 2];
-    return static_cast<uint32_t>(i % 2 == 0 ? field : field >> 32);
-}
-
 }  // namespace tartaros::seccomp

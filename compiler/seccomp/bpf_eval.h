@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 
+#include "bpf_check.h"
 #include "plan.h"
 
 namespace tartaros::seccomp {
@@ -31,8 +32,14 @@ struct EvalResult {
 };
 
 // Word `i` (0..15) of `d` as a load reads it: nr 0, arch 1, the ip 2-3, args[k] 4+2k (low)
-// and 5+2k (high).
-uint32_t seccomp_word(const SeccompData &d, uint32_t i);
+// and 5+2k (high). Inline: translation validation asks it for every input it checks.
+inline uint32_t seccomp_word(const SeccompData &d, uint32_t i)
+{
+    if (i < 2)
+        return i == 0 ? d.nr : d.arch;
+    const uint64_t field = i < TP_SD_ARGS / 4 ? d.instruction_pointer : d.args[(i - TP_SD_ARGS / 4) / 2];
+    return static_cast<uint32_t>(i % 2 == 0 ? field : field >> 32);
+}
 
 EvalResult evaluate(std::span<const tp_bpf_insn> prog, const SeccompData &data);
 
