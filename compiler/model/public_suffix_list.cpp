@@ -135,6 +135,18 @@ std::string ascii_rule(std::string_view rule)
     }
 }
 
+// A 16-bit hash of the last label of `name`. A rule and a name that are equal, or of which
+// one ends with the other's labels, have the same last label and so the same tag.
+uint16_t last_label_tag(std::string_view name)
+{
+    uint32_t hash = 2166136261u;  // FNV-1a
+    for (const char c : name.substr(name.rfind('.') + 1)) {
+        hash ^= static_cast<unsigned char>(c);
+        hash *= 16777619u;
+    }
+    return static_cast<uint16_t>(hash ^ (hash >> 16));
+}
+
 // Whether `rule` ends with the labels of `name`: it is `name`, or ends with "." + name.
 bool ends_with_labels(std::string_view rule, std::string_view name)
 {
@@ -211,7 +223,8 @@ void PublicSuffixList::add_rule(std::string_view line, size_t offset)
         previous = line[end];
     }
     const std::string_view body = line.substr(skip, end - skip);
-    Rule rule{static_cast<uint32_t>(offset + skip), static_cast<uint32_t>(body.size()), kind, false};
+    Rule rule{static_cast<uint32_t>(offset + skip), static_cast<uint32_t>(body.size()), last_label_tag(body), kind,
+              false};
     if (own_ascii) {  // the text is the name
         if (empty_label || previous == '.')
             return;
@@ -219,7 +232,8 @@ void PublicSuffixList::add_rule(std::string_view line, size_t offset)
         const std::string name = ascii_rule(body);
         if (name.empty())
             return;
-        rule = {static_cast<uint32_t>(converted_.size()), static_cast<uint32_t>(name.size()), kind, true};
+        rule = {static_cast<uint32_t>(converted_.size()), static_cast<uint32_t>(name.size()), last_label_tag(name),
+                kind, true};
         converted_ += name;
     }
     rules_.push_back(rule);
@@ -235,8 +249,11 @@ bool PublicSuffixList::is_public_suffix(std::string_view name) const
 {
     const size_t first_dot = name.find('.');
     const std::string_view parent = first_dot == std::string_view::npos ? "" : name.substr(first_dot + 1);
+    const uint16_t tag = last_label_tag(name);
     bool listed = false;
     for (const Rule &r : rules_) {
+        if (r.tag != tag)
+            continue;
         const std::string_view rule = name_of(r);
         if (r.kind == Kind::Exception && ends_with_labels(name, rule))
             return false;
@@ -248,10 +265,11 @@ bool PublicSuffixList::is_public_suffix(std::string_view name) const
 
 std::string PublicSuffixList::suffix_below(std::string_view name) const
 {
+    const uint16_t tag = last_label_tag(name);
     for (const Rule &r : rules_) {
-        const std::string_view rule = name_of(r);
-        if (r.kind == Kind::Exception)
+        if (r.tag != tag || r.kind == Kind::Exception)
             continue;
+        const std::string_view rule = name_of(r);
         if (r.kind == Kind::Wildcard && rule == name)
             return "*." + std::string(rule);
         if (rule.size() > name.size() && ends_with_labels(rule, name))
