@@ -15,8 +15,8 @@ uint32_t PathMemo::ret(const SeccompData &d)
         same_path = seccomp_word(d, i) == seccomp_word(last_, i);
     }
     if (!same_path) {
+        last_result_ = evaluate(prog_, d);  // first: if it throws, the memo is as it was
         last_ = d;
-        last_result_ = evaluate(prog_, d);
         runs_++;
     }
     return last_result_.ret;
