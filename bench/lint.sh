@@ -7,7 +7,10 @@
 # varied (read denies, writable roots, write denies, domains, limits, environment), written
 # to a temporary directory and checked to lint clean before anything is timed, so
 # every file goes through the whole pipeline (front-end, lowering, verifier, lint rules).
-# Prints the machine, then hyperfine's markdown table. Environment: RUNS (default 10).
+# Then the cost of one policy, what a pre-commit hook or `tartaros run` pays per start:
+# `tartaros-compile examples/agent.toml` (left out where the example's caches do not exist,
+# the README's `mkdir -p ~/.npm ~/.cache/pip`) and `tartaros --version` against /bin/true.
+# Prints the machine, then hyperfine's markdown tables. Environment: RUNS (default 10).
 set -eu
 
 die() { echo "lint.sh: $*" >&2; exit 1; }
@@ -97,3 +100,14 @@ hyperfine -N --warmup 2 --runs "$RUNS" --export-markdown "$WORK/table.md" --styl
     --command-name "one invocation, 100 files (sarif)" "$TARTAROS lint --format sarif $(tr '\n' ' ' <list)" \
     --command-name "100 invocations, one file each" "xargs -a list -n 1 $TARTAROS lint" >/dev/null
 cat "$WORK/table.md"
+
+COMPILE="$BUILD/bin/tartaros-compile $SOURCE/examples/agent.toml -o $WORK/agent.plan"
+one=(--command-name "/bin/true" /bin/true --command-name "tartaros --version" "$TARTAROS --version")
+if $COMPILE 2>/dev/null; then
+    one+=(--command-name "tartaros-compile examples/agent.toml" "$COMPILE")
+else
+    echo "examples/agent.toml does not compile here (mkdir -p ~/.npm ~/.cache/pip): its row is left out"
+fi
+echo
+hyperfine -N --warmup 5 --runs $((RUNS * 10)) --export-markdown "$WORK/one.md" --style basic "${one[@]}" >/dev/null
+cat "$WORK/one.md"

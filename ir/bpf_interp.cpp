@@ -83,7 +83,7 @@ void data_words(const tp_seccomp_data *d, uint32_t *words)
 
 extern "C" tp_bpf_result tp_bpf_evaluate(const tp_bpf_insn *prog, uint32_t len, const tp_seccomp_data *data)
 {
-    machine m = {0, 0, {0, 0, TP_BPF_FAULT_NONE, 0, 0}};
+    machine m = {0, 0, {0, 0, TP_BPF_FAULT_NONE, 0, 0, 0}};
     if (len == 0 || len > TP_BPF_MAXINSNS) {
         fault(m, TP_BPF_FAULT_LENGTH, 0, len);
         return m.result;
@@ -103,6 +103,7 @@ extern "C" tp_bpf_result tp_bpf_evaluate(const tp_bpf_insn *prog, uint32_t len, 
                 return m.result;
             }
             m.a = words[in.k / 4];
+            m.result.loaded |= 1u << (in.k / 4);
             pc++;
             continue;
         case TP_BPF_LD | TP_BPF_IMM:

@@ -50,6 +50,9 @@ struct tp_bpf_result {
     uint32_t fault;       /* enum tp_bpf_fault; ret is meaningless unless NONE */
     uint32_t fault_pc;    /* the instruction that faulted */
     uint64_t fault_value; /* what was wrong with it (see enum tp_bpf_fault) */
+    uint32_t loaded;      /* bit i: the path loaded 32-bit word i of seccomp_data (nr 0, arch 1,
+                           * ip 2-3, args[k] 4+2k low and 5+2k high); the program's path, and so
+                           * its answer, is the same for every input that agrees on these words */
 };
 
 /* Runs `prog` (`len` instructions) on `data`. */

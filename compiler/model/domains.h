@@ -16,48 +16,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
+
+#include "public_suffix_list.h"
 
 namespace tartaros {
-
-// Debian's copy of https://publicsuffix.org/list/ (package publicsuffix).
-inline constexpr const char *kPublicSuffixListPath = "/usr/share/publicsuffix/public_suffix_list.dat";
-
-// The Public Suffix List: plain rules ("co.uk"), wildcard rules ("*.ck": every "x.ck" is a
-// public suffix) and exception rules ("!www.ck": but "www.ck" is not). Rules written in
-// Unicode are kept in their ASCII (punycode, "xn--") form, the only form a policy can hold.
-class PublicSuffixList {
-public:
-    // Parses the list's text format: one rule per line, the first whitespace-separated word;
-    // lines starting with "//" and blank lines are comments. Malformed rules are skipped.
-    static PublicSuffixList parse(std::string_view text);
-    // The list in `path`; an empty list when it cannot be read (then only the single-label
-    // rule applies).
-    static PublicSuffixList load(const std::string &path);
-    // The list in kPublicSuffixListPath, read once.
-    static const PublicSuffixList &system();
-
-    bool empty() const { return rules_.empty() && wildcards_.empty(); }
-
-    // True when `name` (normalised, ASCII) is itself a public suffix by the list's algorithm:
-    // an exception rule matching the name or one of its suffixes wins; otherwise the name
-    // is one when a rule covers exactly all its labels, or when it is a single label (the
-    // implicit "*" rule).
-    bool is_public_suffix(std::string_view name) const;
-
-    // A public suffix strictly under `name` ("s3.amazonaws.com" for "amazonaws.com"), the
-    // first in the list's order, or "" when there is none.
-    std::string suffix_below(std::string_view name) const;
-
-private:
-    void add_rule(const std::string &rule);
-
-    std::unordered_set<std::string> rules_;               // "co.uk"
-    std::unordered_set<std::string> wildcards_;           // "ck" for "*.ck"
-    std::unordered_set<std::string> exceptions_;          // "www.ck" for "!www.ck"
-    std::unordered_map<std::string, std::string> below_;  // name → a public suffix under it
-};
 
 struct DomainError {
     std::string message;  // one line, quoting the entry as written
@@ -89,9 +51,5 @@ std::optional<std::string> check_pin_name(std::string_view raw, DomainError &err
 // The address pinned for `name` (normalised) → its canonical text ("::0:1" → "::1"), parsed by
 // the proxy's rules (tproxy::parse_pin_address); refused with rule "host-address" otherwise.
 std::optional<std::string> check_pin_address(std::string_view name, std::string_view raw, DomainError &err);
-
-// The ASCII form of one IDN label ("bücher" → "xn--bcher-kva", RFC 3492); the label itself
-// when it is ASCII; nullopt when it is not valid UTF-8.
-std::optional<std::string> idn_label_to_ascii(std::string_view label);
 
 }  // namespace tartaros

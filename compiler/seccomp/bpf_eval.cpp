@@ -30,7 +30,7 @@ EvalResult evaluate(std::span<const tp_bpf_insn> prog, const SeccompData &data)
     const tp_bpf_result r = tp_bpf_evaluate(prog.data(), static_cast<uint32_t>(prog.size()), &d);
     if (r.fault != TP_BPF_FAULT_NONE)
         invalid(r);
-    return {r.ret, r.executed};
+    return {r.ret, r.executed, r.loaded};
 }
 
 }  // namespace tartaros::seccomp

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 
+#include "bpf_check.h"
 #include "plan.h"
 
 namespace tartaros::seccomp {
@@ -27,7 +28,18 @@ struct SeccompData {
 struct EvalResult {
     uint32_t ret = 0;       // the full SECCOMP_RET_* value the program returned
     uint32_t executed = 0;  // instructions executed, the return included
+    uint32_t loaded = 0;    // bit i: the path loaded word i of the input (seccomp_word())
 };
+
+// Word `i` (0..15) of `d` as a load reads it: nr 0, arch 1, the ip 2-3, args[k] 4+2k (low)
+// and 5+2k (high). Inline: translation validation asks it for every input it checks.
+inline uint32_t seccomp_word(const SeccompData &d, uint32_t i)
+{
+    if (i < 2)
+        return i == 0 ? d.nr : d.arch;
+    const uint64_t field = i < TP_SD_ARGS / 4 ? d.instruction_pointer : d.args[(i - TP_SD_ARGS / 4) / 2];
+    return static_cast<uint32_t>(i % 2 == 0 ? field : field >> 32);
+}
 
 EvalResult evaluate(std::span<const tp_bpf_insn> prog, const SeccompData &data);
 

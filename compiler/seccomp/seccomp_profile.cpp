@@ -455,13 +455,18 @@ Profile::Profile(ProfileFlags flags, std::vector<PolicyRule> policy_rules)
     : flags_(flags), policy_rules_(std::move(policy_rules)), rules_(built_in_rules(flags))
 {
     merge_policy_rules(rules_, policy_rules_, shadowed_);
+    // Every rule names a syscall of the table or a future number (PolicyRule: the table's).
+    if (!rules_.empty() && rules_.back().nr > kFutureMaxNr)
+        throw std::logic_error("seccomp profile has a rule for a number past the future ones");
+    rule_index_.assign(rules_.empty() ? 0 : rules_.back().nr + 1, 0);
+    for (size_t i = 0; i < rules_.size(); i++)
+        rule_index_[rules_[i].nr] = static_cast<uint16_t>(i + 1);
 }
 
 const SyscallRule *Profile::rule_for(uint32_t nr) const
 {
-    auto it =
-        std::lower_bound(rules_.begin(), rules_.end(), nr, [](const SyscallRule &r, uint32_t n) { return r.nr < n; });
-    return it != rules_.end() && it->nr == nr ? &*it : nullptr;
+    const uint16_t i = nr < rule_index_.size() ? rule_index_[nr] : 0;
+    return i == 0 ? nullptr : &rules_[i - 1];
 }
 
 Action Profile::intended(const SeccompData &d) const

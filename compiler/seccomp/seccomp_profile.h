@@ -181,6 +181,9 @@ private:
     ProfileFlags flags_;
     std::vector<PolicyRule> policy_rules_;
     std::vector<SyscallRule> rules_;
+    // Per number up to the last rule's: 1 + the index of its rule in rules_, 0 for none.
+    // rule_for() runs for every validation input, several times: no binary search there.
+    std::vector<uint16_t> rule_index_;
     std::vector<std::optional<Shadowing>> shadowed_;
 };
 

@@ -3,6 +3,7 @@
 // Suffix List's plain, wildcard, exception and IDN rules.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
 
 #include "domains.h"
@@ -231,6 +232,20 @@ TEST_CASE("public suffix list: plain wildcard and exception rules")
     CHECK(list.suffix_below("example") == "www.ck.example");
     CHECK(list.suffix_below("ck.example") == "www.ck.example");
     CHECK(list.suffix_below("co.uk").empty());
+}
+
+TEST_CASE("public suffix list: the first rule in the list's order is the one below, and copies answer alike")
+{
+    std::optional<PublicSuffixList> original =
+        PublicSuffixList::parse("b.example\n*.example\n!a.b.example\nb.ü\nB.Caps\n");
+    const PublicSuffixList copy = *original;
+    original.reset();  // the copy keeps the text its rules are read from
+    CHECK(copy.suffix_below("example") == "b.example");
+    CHECK(copy.suffix_below("xn--tda") == "b.xn--tda");  // kept aside in ASCII form
+    CHECK(copy.suffix_below("caps") == "b.caps");
+    CHECK(copy.is_public_suffix("c.example"));
+    CHECK_FALSE(copy.is_public_suffix("a.b.example"));
+    CHECK(copy.is_public_suffix("b.xn--tda"));
 }
 
 TEST_CASE("public suffix list: an ASCII rule is taken lower-cased, a malformed one skipped")

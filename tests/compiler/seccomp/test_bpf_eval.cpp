@@ -98,6 +98,28 @@ TEST_CASE("bpf_eval: loads read seccomp_data little-endian, words of every field
         CHECK(a_after({ld(lo + 4)}, 0xa0 + i, d));
     }
     CHECK_FALSE(a_after({ld(offsetof(seccomp_data, args))}, 0xa0, d));
+    for (uint32_t i = 0; i < TP_SD_SIZE / 4; i++)
+        CHECK(a_after({ld(4 * i)}, seccomp_word(d, i), d));
+}
+
+TEST_CASE("bpf_eval: the words a path loaded, and only those, are reported")
+{
+    // 2: ld [nr]  3: jeq #39 true 4 false 6  4: ld [args[2].hi]  5: ret ALLOW  6: ret ERRNO
+    const Prog body = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 39, 0, 2),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args) + 8 * 2 + 4),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 1),
+    };
+    constexpr uint32_t kNr = 1u << 0, kArch = 1u << 1, kArg2High = 1u << (TP_SD_ARGS / 4 + 2 * 2 + 1);
+    SeccompData getpid;
+    getpid.nr = 39;
+    CHECK(run(body, getpid).loaded == (kArch | kNr | kArg2High));
+    CHECK(run(body).loaded == (kArch | kNr));
+    SeccompData i386;
+    i386.arch = AUDIT_ARCH_I386;
+    CHECK(run(body, i386).loaded == kArch);
 }
 
 TEST_CASE("bpf_eval: A and X start at 0, ld and ldx immediate, tax and txa")
