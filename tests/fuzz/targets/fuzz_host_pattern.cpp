@@ -12,10 +12,14 @@
 //    however a request writes it (any case, a trailing dot); a host matches a pattern only as
 //    the compiler explains it (exact, or a strict subdomain of the suffix);
 //  - the broker's upstream host (check_upstream_host) and a pin's name and address
-//    (check_pin_name, check_pin_address) are taken by the proxy as the compiler wrote them.
+//    (check_pin_name, check_pin_address) are taken by the proxy as the compiler wrote them;
+//  - the plan reader's rule (shared/host_rules.h) and the proxy's normaliser agree: what the
+//    rule accepts normalises, and what normalises to itself (an IPv6 literal: whatever
+//    inet_pton takes in lower case) the rule accepts.
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -24,6 +28,7 @@
 #include "config.h"
 #include "domains.h"
 #include "fuzz_target.h"
+#include "host_rules.h"
 #include "names.h"
 #include "plan_config.h"
 #include "plan_reader.h"
@@ -136,6 +141,22 @@ void check_pin(std::string_view name, std::string_view address)
     FUZZ_ASSERT(tartaros::check_pin_address(*n, *a, err) == a, *a);  // canonical: printed once
 }
 
+void check_rules(std::string_view raw)
+{
+    const std::string s(raw);
+    const auto host = tproxy::normalize_host(raw);
+    if (thr::host(s.data(), s.size()))
+        FUZZ_ASSERT(host.has_value(), s);
+    const bool lower_case = std::none_of(s.begin(), s.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+    if (host && (host->text == s || (host->kind == tproxy::HostKind::V6Literal && lower_case)))
+        FUZZ_ASSERT(thr::host(s.data(), s.size()), s);
+    const auto pattern = tproxy::normalize_pattern(raw);
+    if (thr::pattern(s.data(), s.size()))
+        FUZZ_ASSERT(pattern.has_value(), s);
+    if (pattern && *pattern == s)
+        FUZZ_ASSERT(thr::pattern(s.data(), s.size()), s);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -146,6 +167,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const std::string_view second = nul == std::string_view::npos ? std::string_view() : in.substr(nul + 1);
     check_pattern(first, second);
     check_upstream(first);
+    check_rules(first);
     check_pin(first, second);
     return 0;
 }
