@@ -27,6 +27,11 @@ int fail(const Ctx &c, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(c.err, c.errlen, fmt, ap);
         va_end(ap);
+        /* A reason quotes the plan's own bytes: a control byte (a newline, an escape sequence)
+         * would split the one refusal line or write to the terminal. */
+        for (char *p = c.err; *p != '\0'; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
     }
     return -1;
 }
