@@ -3,11 +3,13 @@
 # make check-sanitize — the same under ASan and UBSan (CI runs both).
 # make install [PREFIX=/usr/local] [DESTDIR=] — the tools, their helper, man pages, completions
 # make deb — build/tartaros_<version>_<arch>.deb (docs/install.md)
+# make check-fuzz — every libFuzzer target for FUZZ_CI_SECONDS each (CI runs it last);
+# make fuzz FUZZ_SECONDS=600 — the same, longer (tests/fuzz/README.md).
 BUILD ?= build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 
-.PHONY: all deps build demo check check-sanitize bench format clean install deb
+.PHONY: all deps build demo check check-sanitize fuzz-build check-fuzz fuzz bench format clean install deb
 
 all: build
 
@@ -44,6 +46,23 @@ check-sanitize: deps
 	cmake -S . -B $(BUILD)-sanitize -G Ninja -DTARTAROS_SANITIZE=ON
 	cmake --build $(BUILD)-sanitize -j $(JOBS)
 	cd $(BUILD)-sanitize && ctest --output-on-failure -j $(JOBS) -E '$(SANITIZE_SKIPS)'
+
+# The libFuzzer targets (tests/fuzz/): a clang build of their own under $(BUILD)/fuzz, made
+# through the fuzz_targets target of the plain build, then each target run in turn for a
+# bounded time from its committed seeds (tests/fuzz/run_fuzzers.sh). What a run adds to a
+# corpus and any crash stay under $(FUZZ_WORK).
+FUZZ_CI_SECONDS ?= 20
+FUZZ_SECONDS ?= 600
+FUZZ_WORK ?= $(BUILD)/fuzz-work
+fuzz-build: deps
+	cmake -S . -B $(BUILD) -G Ninja
+	cmake --build $(BUILD) --target fuzz_targets -j $(JOBS)
+
+check-fuzz: fuzz-build
+	./tests/fuzz/run_fuzzers.sh $(BUILD)/fuzz/tests/fuzz $(FUZZ_CI_SECONDS) $(FUZZ_WORK)
+
+fuzz: fuzz-build
+	./tests/fuzz/run_fuzzers.sh $(BUILD)/fuzz/tests/fuzz $(FUZZ_SECONDS) $(FUZZ_WORK) $(FUZZ_TARGETS)
 
 # Every C and C++ source through the one formatter (.clang-format); tests/format_check.sh
 # checks it.

@@ -9,6 +9,7 @@
 
 #include "bpf_check.h"
 #include "broker_rules.h"
+#include "host_rules.h"
 #include "net_channel.h"
 #include "plan_reader_check.h"
 
@@ -26,6 +27,11 @@ int fail(const Ctx &c, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(c.err, c.errlen, fmt, ap);
         va_end(ap);
+        /* A reason quotes the plan's own bytes: a control byte (a newline, an escape sequence)
+         * would split the one refusal line or write to the terminal. */
+        for (char *p = c.err; *p != '\0'; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
     }
     return -1;
 }
@@ -429,26 +435,6 @@ int check_seccomp(const Ctx &c, const tp_seccomp &sc, const tp_bpf_insn *prog, u
     return 0;
 }
 
-/* Names and addresses are plain tokens, made of [a-z0-9._-] (a pattern may start with "*.";
- * an IPv6 address adds ':'): what the compiler writes once shared/names.h has normalised them. */
-bool net_token(const char *s, uint32_t len, bool pattern)
-{
-    if (len == 0 || len > 253)
-        return false;
-    if (pattern && len > 2 && s[0] == '*' && s[1] == '.') {
-        s += 2;
-        len -= 2;
-    }
-    for (uint32_t i = 0; i < len; i++) {
-        char ch = s[i];
-        bool ok =
-            (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_' || ch == ':';
-        if (!ok)
-            return false;
-    }
-    return s[0] != '-';
-}
-
 uint32_t count_ports(const tp_plan *p, uint16_t kind)
 {
     uint32_t n = 0;
@@ -513,10 +499,12 @@ int check_net_name(const Ctx &c, const tp_net_name &r, uint32_t i)
         check_str(c, r.address, "network name", i, "address") != 0)
         return -1;
     const char *strtab = c.plan->strtab;
-    if (!net_token(strtab + r.name.off, r.name.len, r.kind != TP_NAME_PIN))
-        return fail(c, "network name %u: \"%s\" is not a normalised host name", i, strtab + r.name.off);
+    const char *name = strtab + r.name.off, *address = strtab + r.address.off;
+    if (r.kind == TP_NAME_PIN ? !thr::name(name, r.name.len) : !thr::pattern(name, r.name.len))
+        return fail(c, "network name %u: \"%s\" is not a normalised host name", i, name);
     if ((r.kind == TP_NAME_PIN) != (r.address.len != 0) ||
-        (r.address.len != 0 && !net_token(strtab + r.address.off, r.address.len, false)))
+        (r.address.len != 0 && !thr::ipv4_literal(address, r.address.len) &&
+         !thr::ipv6_literal(address, r.address.len)))
         return fail(c, "network name %u: an address goes with a pin, as an IP literal", i);
     return 0;
 }
@@ -581,7 +569,7 @@ int check_broker_cap(const Ctx &c, const tp_broker_cap &r, uint32_t i)
     const char *t = c.plan->strtab;
     if (!tbr::capability_name(t + r.name.off, r.name.len))
         return fail(c, "broker capability %u: name \"%s\" is not 1..64 of [A-Za-z0-9._-]", i, t + r.name.off);
-    if (!net_token(t + r.host.off, r.host.len, false))
+    if (!thr::host(t + r.host.off, r.host.len))
         return fail(c, "broker capability %u: host \"%s\" is not a normalised host name", i, t + r.host.off);
     if (!tbr::header_name(t + r.header.off, r.header.len) || !tbr::env_name(t + r.value_env.off, r.value_env.len) ||
         !tbr::value_format(t + r.value_format.off, r.value_format.len))

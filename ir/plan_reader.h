@@ -64,7 +64,8 @@ struct tp_plan {
 };
 
 /* Validates `buf` (len bytes, 8-aligned) and fills `out`. Returns 0, or -1 with a one-line
- * reason (no "tartaros:" prefix, no newline) in err[0..errlen). */
+ * reason (no "tartaros:" prefix, no newline, no control byte: a quoted plan string's control
+ * bytes read '?') in err[0..errlen). */
 int tp_plan_open(const uint8_t *buf, uint32_t len, struct tp_plan *out, char *err, uint32_t errlen);
 
 /* The string for `s`; only valid for a tp_str taken from a plan that tp_plan_open accepted. */

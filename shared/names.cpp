@@ -6,51 +6,14 @@
 #include <algorithm>
 #include <cstring>
 
+#include "host_rules.h"
+
 namespace tproxy {
 namespace {
 
 char lower(char c)
 {
     return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool is_label_char(char c)
-{
-    // '_' appears in real names (SRV-style, some CDNs); it cannot confuse any parser here.
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-}
-
-bool looks_numeric(std::string_view label)
-{
-    if (label.size() > 2 && label[0] == '0' && label[1] == 'x')
-        return true;
-    return !label.empty() && std::all_of(label.begin(), label.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool valid_name(std::string_view s)
-{
-    if (s.empty() || s.size() > 253)
-        return false;
-    size_t start = 0;
-    while (start <= s.size()) {
-        size_t dot = s.find('.', start);
-        size_t end = dot == std::string_view::npos ? s.size() : dot;
-        std::string_view label = s.substr(start, end - start);
-        if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-')
-            return false;
-        if (!std::all_of(label.begin(), label.end(), is_label_char))
-            return false;
-        if (dot == std::string_view::npos)
-            return true;
-        start = dot + 1;
-    }
-    return false;
-}
-
-std::string last_label(std::string_view s)
-{
-    size_t dot = s.rfind('.');
-    return std::string(dot == std::string_view::npos ? s : s.substr(dot + 1));
 }
 
 }  // namespace
@@ -71,7 +34,8 @@ std::optional<Host> normalize_host(std::string_view raw)
     }
     if (!s.empty() && s.back() == '.')
         s.pop_back();
-    if (looks_numeric(last_label(s))) {
+    const size_t last = thr::last_label(s.data(), s.size());
+    if (thr::looks_numeric(s.data() + last, s.size() - last)) {
         in_addr a4;  // inet_pton, unlike inet_aton, accepts only the dotted quad
         if (inet_pton(AF_INET, s.c_str(), &a4) != 1)
             return std::nullopt;
@@ -81,7 +45,7 @@ std::optional<Host> normalize_host(std::string_view raw)
             return std::nullopt;  // leading zeros ("010.0.0.1"): octal to some parsers
         return Host{s, HostKind::V4Literal};
     }
-    if (!valid_name(s))
+    if (!thr::name_labels(s.data(), s.size()))
         return std::nullopt;
     return Host{s, HostKind::Name};
 }

@@ -556,6 +556,17 @@ TEST_CASE("plan reader: record fields out of range are refused")
                          "namespaces: required 0x40 names namespaces that are not created");
 }
 
+// Found by fuzz_plan: a refusal quoted the plan's strings byte for byte, so a path holding a
+// CR, a newline or an escape sequence split the one refusal line or wrote to the terminal.
+TEST_CASE("plan reader: a refusal that quotes the plan shows its control bytes as '?'")
+{
+    PlanWriter w;
+    w.add_mount(mount(w, TP_MNT_BIND, 0, "\rroot/.ssh\n\x1b[2Jx\x7f", "/a", "", 1, 1));
+    Result r = open_plan(w.finish());
+    REQUIRE(r.rc == -1);
+    CHECK(r.err == "mount 0: path \"?root/.ssh??[2Jx?\" is not absolute");
+}
+
 TEST_CASE("plan reader: semantic limits")
 {
     SUBCASE("path longer than TP_MAX_PATH")

@@ -190,6 +190,8 @@ TEST_CASE("broker reader: every string keeps to its character set")
         {[](BrokerPlan &b) { b.caps[0].name = std::string(65, 'a'); }, "is not 1..64 of"},
         {[](BrokerPlan &b) { b.caps[0].host = "API.github.com"; }, "not a normalised host name"},
         {[](BrokerPlan &b) { b.caps[0].host = "*.github.com"; }, "not a normalised host name"},
+        {[](BrokerPlan &b) { b.caps[0].host = "api..github.com"; }, "not a normalised host name"},
+        {[](BrokerPlan &b) { b.caps[0].host = "10.0.1"; }, "not a normalised host name"},
         {[](BrokerPlan &b) { b.caps[0].header = "Author:ization"; }, "bad header name"},
         {[](BrokerPlan &b) { b.caps[0].value_env = "GITHUB-TOKEN"; }, "value_env name"},
         {[](BrokerPlan &b) { b.caps[0].format = "Bearer"; }, "value_format"},

@@ -112,6 +112,18 @@ std::string open_error(std::vector<uint8_t> bytes)
     return err;
 }
 
+// The reader's refusal of a proxy plan that allows "a.test" and then names `name` as `kind`
+// (with `address` for a pin), or "" when it accepts it.
+std::string name_error(uint32_t kind, const char *name, const char *address = "")
+{
+    ir::PlanWriter w;
+    w.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_NET, TP_NS_USER, w.str(""), {1, 1, 0}}, true);
+    w.set_network({TP_NET_PROXY, 3128, 0, {3, 1, 0}});
+    w.add_net_name({TP_NAME_ALLOW, 0, w.str("a.test"), w.str(""), {3, 1, 0}});
+    w.add_net_name({kind, 0, w.str(name), w.str(address), {3, 1, 0}});
+    return open_error(w.finish());
+}
+
 size_t section_data(const std::vector<uint8_t> &bytes, uint32_t type)
 {
     tp_header h;
@@ -295,18 +307,31 @@ TEST_CASE("network: names that could smuggle an option or '=' into the proxy's c
 {
     for (const char *bad : {"-x", "a=b", "a b", "A.example.com", "*", "*.", "a/b", "x\ny"}) {
         CAPTURE(bad);
-        ir::PlanWriter w;
-        w.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_NET, TP_NS_USER, w.str(""), {1, 1, 0}}, true);
-        w.set_network({TP_NET_PROXY, 3128, 0, {3, 1, 0}});
-        w.add_net_name({TP_NAME_ALLOW, 0, w.str(bad), w.str(""), {3, 1, 0}});
-        CHECK(open_error(w.finish()).find("not a normalised host name") != std::string::npos);
+        CHECK(name_error(TP_NAME_ALLOW, bad).find("not a normalised host name") != std::string::npos);
     }
-    ir::PlanWriter w;
-    w.set_namespaces({TP_NS_USER | TP_NS_MOUNT | TP_NS_NET, TP_NS_USER, w.str(""), {1, 1, 0}}, true);
-    w.set_network({TP_NET_PROXY, 3128, 0, {3, 1, 0}});
-    w.add_net_name({TP_NAME_ALLOW, 0, w.str("a.test"), w.str(""), {3, 1, 0}});
-    w.add_net_name({TP_NAME_PIN, 0, w.str("a.test"), w.str("1.2.3.4 --allow"), {3, 1, 0}});
-    CHECK(open_error(w.finish()).find("IP literal") != std::string::npos);
+    CHECK(name_error(TP_NAME_PIN, "a.test", "1.2.3.4 --allow").find("IP literal") != std::string::npos);
+}
+
+// Found by fuzz_plan: the reader took any token of [a-z0-9._:-], so a plan naming "a..b" or
+// "1.2.3" passed it and then stopped tartaros-proxy at start-up (names.h refuses them). The
+// reader now applies the proxy's own rule (shared/host_rules.h).
+TEST_CASE("network: the reader refuses every name, pin and upstream the proxy could not take")
+{
+    for (const char *bad : {"a..b", ".a", "a.", "-a.b", "a-.b", "1.2.3", "a.0x1f", "010.0.0.1", "256.0.0.1", "1::2::3",
+                            ":::", "1:2:3:4:5:6:7:8:9", "::1.2.3.4.5", "*.1.2.3.4", "*.::1", "_._.123"}) {
+        CAPTURE(bad);
+        CHECK(name_error(TP_NAME_ALLOW, bad).find("not a normalised host name") != std::string::npos);
+    }
+    for (const char *good : {"a.b", "*.a_b.example", "1.2.3.4", "::1", "::ffff:1.2.3.4", "2001:db8::8:800:200c:417a",
+                             "x-1.0a", "0.0.0.0"}) {
+        CAPTURE(good);
+        CHECK(name_error(TP_NAME_ALLOW, good).empty());
+    }
+    for (const char *address : {"1.2.3", "01.2.3.4", "::g", "a.test"}) {
+        CAPTURE(address);
+        CHECK(name_error(TP_NAME_PIN, "a.test", address).find("IP literal") != std::string::npos);
+    }
+    CHECK(name_error(TP_NAME_PIN, "1.2.3.4", "::1").find("not a normalised host name") != std::string::npos);
 }
 
 TEST_CASE("network: the reader refuses relays without the private network namespace or listeners beyond the channel")

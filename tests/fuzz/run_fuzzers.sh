@@ -1,0 +1,51 @@
+#!/bin/sh
+# tests/fuzz/run_fuzzers.sh BIN_DIR SECONDS WORK_DIR [TARGET...] — runs each libFuzzer target of
+# the clang build (BIN_DIR: build/fuzz/tests/fuzz) for SECONDS, one after the other, one
+# process each. Each target starts from its committed seeds (and, for fuzz_frontend, the
+# policy corpus, the examples and the golden policies), with its dictionary; what it finds
+# new goes to WORK_DIR/corpus/TARGET, its log to WORK_DIR/TARGET.log, a crash, leak or
+# timeout to WORK_DIR/TARGET/ (crash-*, leak-*, timeout-*). Prints one line per target
+# (executions, execs/s, coverage: libFuzzer's cov and ft) and exits 1 when any target found
+# something. `make check-fuzz` (CI, ~20 s a target) and `make fuzz` (FUZZ_SECONDS) call it.
+# libFuzzer's -timeout counts wall-clock time, so it is far above any input's own (a policy
+# of the corpus takes up to 2 s under ASan): a busy machine must not make a finding.
+set -u
+[ $# -ge 3 ] || { echo "usage: $0 BIN_DIR SECONDS WORK_DIR [TARGET...]" >&2; exit 2; }
+bin=$1 seconds=$2 work=$3
+shift 3
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+targets=${*:-"http_request http_body http_response broker channel plan plan_roundtrip host_pattern frontend"}
+
+failed=0
+mkdir -p "$work/corpus"
+printf '%-16s %10s %8s %7s %7s %6s  %s\n' target runs exec/s cov ft corpus result
+for t in $targets; do
+    exe="$bin/fuzz_$t"
+    [ -x "$exe" ] || { echo "$t: $exe is missing (build it: cmake --build build --target fuzz_targets)" >&2; failed=1; continue; }
+    mkdir -p "$work/corpus/$t" "$work/$t"
+    case $t in
+    frontend) seeds="$here/corpus $root/examples $root/tests/compiler/golden" dict="$here/tart.dict" limit=30 ;;
+    http_request | http_body | http_response | broker) seeds="$here/seeds/$t" dict="$here/dict/http.dict" limit=10 ;;
+    plan) seeds="$here/seeds/$t" dict="$here/dict/plan.dict" limit=10 ;;
+    host_pattern) seeds="$here/seeds/$t" dict="$here/dict/host.dict" limit=10 ;;
+    *) seeds="$here/seeds/$t" dict="" limit=10 ;;
+    esac
+    # shellcheck disable=SC2086
+    "$exe" ${dict:+-dict="$dict"} -max_total_time="$seconds" -timeout="$limit" -rss_limit_mb=4096 \
+        -print_final_stats=1 -artifact_prefix="$work/$t/" "$work/corpus/$t" $seeds >"$work/$t.log" 2>&1
+    status=$?
+    # The last status line: "#N  DONE  cov: C ft: F corp: K/… exec/s: E …" (or the last pulse).
+    last=$(grep -E '^#[0-9]+' "$work/$t.log" | tail -n 1)
+    runs=$(echo "$last" | sed -n 's/^#\([0-9]*\).*/\1/p')
+    cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+    ft=$(echo "$last" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
+    corp=$(echo "$last" | sed -n 's/.*corp: \([0-9]*\).*/\1/p')
+    execs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/$t.log")
+    if [ $status -eq 0 ]; then result=ok; else result="FOUND (exit $status): $work/$t.log"; failed=1; fi
+    printf '%-16s %10s %8s %7s %7s %6s  %s\n' "$t" "${runs:-?}" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$result"
+    if [ $status -ne 0 ]; then
+        grep -E 'ERROR|property broken|SUMMARY|Test unit written' "$work/$t.log" | head -n 8 >&2
+    fi
+done
+exit $failed
