@@ -17,6 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 targets=${*:-"http_request http_body http_response broker channel plan plan_roundtrip host_pattern frontend"}
 
+passed=0
 failed=0
 mkdir -p "$work/corpus"
 printf '%-16s %10s %8s %7s %7s %6s  %s\n' target runs exec/s cov ft corpus result
@@ -42,10 +43,18 @@ for t in $targets; do
     ft=$(echo "$last" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
     corp=$(echo "$last" | sed -n 's/.*corp: \([0-9]*\).*/\1/p')
     execs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/$t.log")
-    if [ $status -eq 0 ]; then result=ok; else result="FOUND (exit $status): $work/$t.log"; failed=1; fi
+    if [ $status -eq 0 ]; then
+        result=ok
+        passed=$((passed + 1))
+    else
+        result="FOUND (exit $status): $work/$t.log"
+        failed=$((failed + 1))
+    fi
     printf '%-16s %10s %8s %7s %7s %6s  %s\n' "$t" "${runs:-?}" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$result"
     if [ $status -ne 0 ]; then
         grep -E 'ERROR|property broken|SUMMARY|Test unit written' "$work/$t.log" | head -n 8 >&2
     fi
 done
-exit $failed
+# The closing line CI reads: targets that ran their time without a finding, and those that found one.
+echo "fuzz: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
