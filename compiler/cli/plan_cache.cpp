@@ -154,20 +154,6 @@ bool make_directories(const std::string &path)
     return mkdir(path.c_str(), 0700) == 0 || errno == EEXIST;
 }
 
-bool write_all(int fd, const std::vector<uint8_t> &data)
-{
-    size_t done = 0;
-    while (done < data.size()) {
-        const ssize_t n = write(fd, data.data() + done, data.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        done += static_cast<size_t>(n);
-    }
-    return true;
-}
-
 // Removes the oldest entries (by modification time) beyond kMaxEntries - 1, making room for one.
 void prune(int dir)
 {

@@ -33,18 +33,10 @@ int plan_memfd(const std::vector<uint8_t> &plan, std::string &err)
         err = std::string("memfd_create: ") + std::strerror(errno);
         return -1;
     }
-    size_t done = 0;
-    while (done < plan.size()) {
-        const ssize_t wrote = write(fd, plan.data() + done, plan.size() - done);
-        if (wrote < 0 && errno == EINTR)
-            continue;
-        if (wrote <= 0)
-            break;
-        done += static_cast<size_t>(wrote);
-    }
+    const bool written = write_all(fd, plan);
     // tartaros-exec wants a descriptor above 2 (0-2 may have been closed by our caller).
     const int moved = fd > 2 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    if (done != plan.size() || fcntl(fd, F_ADD_SEALS, kPlanSeals) != 0 || moved < 0 || fcntl(moved, F_SETFD, 0) != 0) {
+    if (!written || fcntl(fd, F_ADD_SEALS, kPlanSeals) != 0 || moved < 0 || fcntl(moved, F_SETFD, 0) != 0) {
         err = std::string("cannot write the plan into a memfd: ") + std::strerror(errno);
         close(fd);
         if (moved >= 0 && moved != fd)

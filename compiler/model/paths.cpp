@@ -203,6 +203,20 @@ std::optional<std::string> resolve_policy_path(std::string_view raw, std::string
     return resolved;
 }
 
+bool write_all(int fd, const std::vector<uint8_t> &data)
+{
+    size_t done = 0;
+    while (done < data.size()) {
+        const ssize_t wrote = write(fd, data.data() + done, data.size() - done);
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote < 0)
+            return false;
+        done += static_cast<size_t>(wrote);
+    }
+    return true;
+}
+
 bool read_file(const std::string &path, std::string &out, std::string &err)
 {
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -235,20 +249,6 @@ bool read_file(const std::string &path, std::string &out, std::string &err)
 }
 
 namespace {
-
-bool write_all(int fd, const std::vector<uint8_t> &data)
-{
-    size_t done = 0;
-    while (done < data.size()) {
-        const ssize_t wrote = write(fd, data.data() + done, data.size() - done);
-        if (wrote < 0 && errno == EINTR)
-            continue;
-        if (wrote < 0)
-            return false;
-        done += static_cast<size_t>(wrote);
-    }
-    return true;
-}
 
 // Makes the rename itself durable. Best effort: the data is already safe in the file.
 void sync_directory(const std::string &dir)

@@ -67,6 +67,9 @@ std::optional<std::string> resolve_policy_path(std::string_view raw, std::string
 inline constexpr size_t kMaxReadSize = size_t{64} << 20;
 bool read_file(const std::string &path, std::string &out, std::string &err);
 
+// All of `data` to `fd`, across short writes and EINTR; false (errno set) on an error.
+bool write_all(int fd, const std::vector<uint8_t> &data);
+
 // Replaces `path` atomically: a temporary file in the same directory, written, fsync'd,
 // given `mode`, then renamed over `path` (and the directory fsync'd). On failure `path` is
 // untouched, no temporary is left, and `err` says what failed.
