@@ -1,6 +1,7 @@
 /* enforcer/exit_notice.cpp — a robust futex in a shared page (see exit_notice.h). */
 #include "exit_notice.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -15,6 +16,7 @@ struct exit_notice {
     uint32_t armed;  /* init registered the robust list: its exit will wake the futex */
     uint32_t posted; /* `code` is the command's exit code */
     int32_t code;
+    uint32_t pokes; /* bumped by init (exit_notice_poke): a futex of its own */
     kuapi::robust_list_head head;
     kuapi::robust_list entry; /* the one entry: `futex`, at head.futex_offset from here */
 };
@@ -48,15 +50,33 @@ void exit_notice_post(exit_notice *n, int code)
 
 void exit_notice_poke(exit_notice *n)
 {
-    if (n != nullptr)
-        raw_futex_wake(&n->futex);
+    if (n == nullptr)
+        return;
+    __atomic_add_fetch(&n->pokes, 1u, __ATOMIC_RELEASE);
+    raw_futex_wake(&n->pokes);
 }
+
+namespace {
+
+/* Sleeps until init exits or pokes, unless either happened since `futex` and `pokes` were
+ * read. A poke cannot change the robust word (the kernel owns its bits), so it bumps a
+ * second one and both are waited on at once: a poke between the caller's look and the sleep
+ * wakes it instead of being lost. Before Linux 5.16 (no futex_waitv) the robust word alone,
+ * looked at again every 50 ms. */
+void wait_for_exit_or_poke(exit_notice *n, uint32_t futex, uint32_t pokes)
+{
+    if (raw_futex_wait_either(&n->futex, futex, &n->pokes, pokes) == -ENOSYS)
+        raw_futex_wait_ms(&n->futex, futex, 50);
+}
+
+}  // namespace
 
 bool exit_notice_wait(exit_notice *n, int *code, void (*woken)())
 {
     if (n == nullptr || !__atomic_load_n(&n->armed, __ATOMIC_ACQUIRE))
         return false;
     for (;;) {
+        const uint32_t pokes = __atomic_load_n(&n->pokes, __ATOMIC_ACQUIRE);
         woken();
         uint32_t v = __atomic_load_n(&n->futex, __ATOMIC_ACQUIRE);
         if (v & kuapi::FUTEX_OWNER_DIED)
@@ -66,7 +86,7 @@ bool exit_notice_wait(exit_notice *n, int *code, void (*woken)())
         if (v != waiting &&
             !__atomic_compare_exchange_n(&n->futex, &v, waiting, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             continue;
-        raw_futex_wait(&n->futex, waiting); /* raw: init may be running C code (raw.h) */
+        wait_for_exit_or_poke(n, waiting, pokes); /* raw: init may be running C code (raw.h) */
     }
     if (!__atomic_load_n(&n->posted, __ATOMIC_ACQUIRE))
         return false;

@@ -23,7 +23,8 @@ void exit_notice_arm(exit_notice *n);
 /* Init, just before it exits: the command's exit code. */
 void exit_notice_post(exit_notice *n, int code);
 
-/* Init: wakes the supervisor's wait without exiting (the command stopped, stdio_fds.h). */
+/* Init: wakes the supervisor's wait without exiting (the command stopped, stdio_fds.h). A
+ * poke made while the supervisor is between `woken` and its sleep is not lost. */
 void exit_notice_poke(exit_notice *n);
 
 /* Supervisor, once the command has been executed: blocks until init exits, calling `woken`

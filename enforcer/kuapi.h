@@ -121,6 +121,15 @@ constexpr int FUTEX_WAKE = 1;
 constexpr uint32_t FUTEX_WAITERS = 0x80000000u;
 constexpr uint32_t FUTEX_OWNER_DIED = 0x40000000u;
 constexpr uint32_t FUTEX_TID_MASK = 0x3fffffffu;
+/* futex_waitv(2), Linux 5.16: no FUTEX2_PRIVATE, so a shared futex as FUTEX_WAIT's */
+struct futex_waitv {
+    uint64_t val;
+    uint64_t uaddr;
+    uint32_t flags;
+    uint32_t reserved;
+};
+constexpr uint32_t FUTEX2_SIZE_U32 = 0x02u;
+constexpr long SYS_FUTEX_WAITV = 449;
 
 /* close_range(2) */
 constexpr unsigned CLOSE_RANGE_CLOEXEC = 1u << 2; /* Linux 5.11 */

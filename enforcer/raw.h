@@ -58,6 +58,24 @@ inline void raw_futex_wait(const void *word, uint32_t value)
     raw_syscall4(SYS_futex, (long)word, kuapi::FUTEX_WAIT, value, 0);
 }
 
+/* Sleeps while *a == value_a and *b == value_b, until either is woken; -ENOSYS before
+ * Linux 5.16. A spurious or early return is for the caller to loop on. */
+inline long raw_futex_wait_either(const uint32_t *a, uint32_t value_a, const uint32_t *b, uint32_t value_b)
+{
+    kuapi::futex_waitv w[2] = {{value_a, (uint64_t)(uintptr_t)a, kuapi::FUTEX2_SIZE_U32, 0},
+                               {value_b, (uint64_t)(uintptr_t)b, kuapi::FUTEX2_SIZE_U32, 0}};
+    return raw_syscall6(kuapi::SYS_FUTEX_WAITV, (long)w, 2, 0, 0, 0, 0);
+}
+
+/* FUTEX_WAIT for at most `ms` milliseconds. */
+inline void raw_futex_wait_ms(const void *word, uint32_t value, long ms)
+{
+    struct {
+        long sec, nsec;
+    } timeout = {ms / 1000, (ms % 1000) * 1000000};
+    raw_syscall4(SYS_futex, (long)word, kuapi::FUTEX_WAIT, value, (long)&timeout);
+}
+
 inline void raw_futex_wake(const void *word)
 {
     raw_syscall4(SYS_futex, (long)word, kuapi::FUTEX_WAKE, 1, 0);
