@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "raw.h"
 #include "reach.h"
 #include "report.h"
 #include "syscalls.h"
@@ -52,10 +54,26 @@ file_kind kind_of_entry(uint8_t d_type)
     return d_type == kuapi::DT_UNKNOWN_TYPE ? KIND_UNKNOWN : KIND_OTHER;
 }
 
-bool grant(int ruleset, int fd, uint64_t access)
+/* 0, or the kernel's -errno: raw (raw.h), so that the error reported is the kernel's even
+ * while another process on this memory runs a libc call that sets errno. */
+long grant(int ruleset, int fd, uint64_t access)
 {
     kuapi::landlock_path_beneath_attr attr = {access, fd};
-    return access == 0 || sys_landlock_add_rule(ruleset, kuapi::LANDLOCK_RULE_PATH_BENEATH, &attr, 0) == 0;
+    if (access == 0)
+        return 0;
+    return raw_syscall4(SYS_landlock_add_rule, ruleset, kuapi::LANDLOCK_RULE_PATH_BENEATH, (long)&attr, 0);
+}
+
+/* A refused rule; for EBADF, which of the two descriptors was no longer open. */
+[[noreturn]] void refuse_grant(const run_ctx *ctx, const tp_landlock_path *r, int ruleset, int fd, long ret)
+{
+    if (ret != -EBADF)
+        refuse_rule(ctx, r, "landlock_add_rule", (int)-ret);
+    char what[96];
+    snprintf(what, sizeof what, "landlock_add_rule (ruleset fd %d %s, path fd %d %s)", ruleset,
+             raw_syscall3(SYS_fcntl, ruleset, F_GETFD, 0) < 0 ? "closed" : "open", fd,
+             raw_syscall3(SYS_fcntl, fd, F_GETFD, 0) < 0 ? "closed" : "open");
+    refuse_rule(ctx, r, what, EBADF);
 }
 
 /* `access` masked to what the kernel handles and, for a non-directory, to file rights. */
@@ -73,8 +91,9 @@ void add_rule(const run_ctx *ctx, int ruleset, const tp_landlock_path *r, int fd
         refuse_rule(ctx, r, "fstat", errno);
     if (kind == KIND_UNKNOWN)
         kind = S_ISDIR(st.st_mode) ? KIND_DIR : KIND_OTHER;
-    if (!grant(ruleset, fd, rights_for(ctx, access, kind)))
-        refuse_rule(ctx, r, "landlock_add_rule", errno);
+    long ret = grant(ruleset, fd, rights_for(ctx, access, kind));
+    if (ret != 0)
+        refuse_grant(ctx, r, ruleset, fd, ret);
 }
 
 /* An entry of a listing, its kind from d_type. One listed as a directory that is no longer
@@ -84,10 +103,11 @@ void add_entry_rule(const run_ctx *ctx, int ruleset, const tp_landlock_path *r, 
     file_kind kind = kind_of_entry(d_type);
     if (kind != KIND_DIR)
         return add_rule(ctx, ruleset, r, fd, r->access, kind);
-    if (grant(ruleset, fd, rights_for(ctx, r->access, KIND_DIR)))
+    long ret = grant(ruleset, fd, rights_for(ctx, r->access, KIND_DIR));
+    if (ret == 0)
         return;
-    if (errno != EINVAL)
-        refuse_rule(ctx, r, "landlock_add_rule", errno);
+    if (ret != -EINVAL)
+        refuse_grant(ctx, r, ruleset, fd, ret);
     add_rule(ctx, ruleset, r, fd, r->access, KIND_UNKNOWN);
 }
 

@@ -89,11 +89,6 @@ inline int sys_landlock_create_ruleset(const kuapi::landlock_ruleset_attr *attr,
     return (int)syscall(SYS_landlock_create_ruleset, attr, size, flags);
 }
 
-inline int sys_landlock_add_rule(int ruleset_fd, int rule_type, const void *attr, unsigned flags)
-{
-    return (int)syscall(SYS_landlock_add_rule, ruleset_fd, rule_type, attr, flags);
-}
-
 inline int sys_landlock_restrict_self(int ruleset_fd, unsigned flags)
 {
     return (int)syscall(SYS_landlock_restrict_self, ruleset_fd, flags);
