@@ -7,7 +7,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -66,7 +65,7 @@ std::optional<std::string> expand_home(std::string_view raw, std::string_view fi
     if (!home) {
         refuse(err, field,
                "cannot expand '~' in " + quoted_path(raw) + ": $HOME is not set and uid " + std::to_string(getuid()) +
-                   " has no home directory in the password database",
+                   " has no home directory in /etc/passwd",
                "invalid-path");
         return std::nullopt;
     }
@@ -74,7 +73,7 @@ std::optional<std::string> expand_home(std::string_view raw, std::string_view fi
         refuse(err, field,
                "cannot expand '~' in " + quoted_path(raw) +
                    ": $HOME is set but empty; set it to your home directory, or unset it to use the "
-                   "password database's",
+                   "one in /etc/passwd",
                "invalid-path");
         return std::nullopt;
     }
@@ -90,16 +89,38 @@ std::optional<std::string> expand_home(std::string_view raw, std::string_view fi
 
 }  // namespace
 
+std::optional<std::string> passwd_home(std::string_view passwd, uid_t uid)
+{
+    const std::string wanted = std::to_string(uid);
+    for (size_t start = 0; start < passwd.size();) {
+        const size_t newline = passwd.find('\n', start);
+        const std::string_view line = passwd.substr(start, newline - start);
+        start = newline == std::string_view::npos ? passwd.size() : newline + 1;
+        if (line.starts_with('#'))
+            continue;  // as glibc's files source reads it
+        std::vector<std::string_view> fields;
+        for (size_t from = 0;;) {
+            const size_t colon = line.find(':', from);
+            fields.push_back(line.substr(from, colon - from));
+            if (colon == std::string_view::npos)
+                break;
+            from = colon + 1;
+        }
+        // name:password:uid:gid:gecos:home:shell
+        if (fields.size() == 7 && fields[2] == wanted && !fields[5].empty())
+            return std::string(fields[5]);
+    }
+    return std::nullopt;
+}
+
 std::optional<std::string> policy_home()
 {
     if (const char *home = std::getenv("HOME"))
         return std::string(home);
-    struct passwd entry, *found = nullptr;
-    std::vector<char> buffer(16384);
-    if (getpwuid_r(getuid(), &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr ||
-        found->pw_dir == nullptr || found->pw_dir[0] == '\0')
+    std::string passwd, err;
+    if (!read_file("/etc/passwd", passwd, err))
         return std::nullopt;
-    return std::string(found->pw_dir);
+    return passwd_home(passwd, getuid());
 }
 
 std::optional<std::string> plan_cache_directory()

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 #include <vector>
 
 namespace tartaros {
@@ -41,10 +42,18 @@ struct PathError {
 
 // What `~` in a policy names: $HOME when it is set (as it is, even empty or relative, which
 // resolve_policy_path refuses: an empty HOME is a misconfiguration the compiler will not
-// guess about), else the password database's home of the real uid (HOME is often unset under
+// guess about), else the home /etc/passwd gives the real uid (HOME is often unset under
 // `env -i`, cron and service managers); nullopt when neither gives one. The one place every
 // front-end, `tartaros run`'s flags and the lint rules read it.
+//
+// /etc/passwd itself, not getpwuid_r: tartaros and tartaros-compile are linked statically, and
+// glibc's getpwuid_r would then load the NSS modules of whatever glibc the host has. A user
+// known only to a directory service (LDAP, SSSD) and without HOME writes the path out.
 std::optional<std::string> policy_home();
+
+// The home (sixth field) of the first line of `passwd` (/etc/passwd's format, `#` comments
+// skipped) whose uid is `uid`; nullopt when none has one.
+std::optional<std::string> passwd_home(std::string_view passwd, uid_t uid);
 
 // Where `tartaros run` keeps compiled plans (compiler/cli/plan_cache.h): $XDG_CACHE_HOME/tartaros
 // when XDG_CACHE_HOME is an absolute path (the XDG base directory specification ignores a

@@ -7,7 +7,7 @@
 # outside, and the home's other names are not granted (the cost: a note); a writable root
 # beneath the foreign home is one refusal (78) naming the fix, and the command never runs;
 # the same for a plan root compiled. As root nothing is moot: every deny is installed and the
-# same policies run without a note. `~` without HOME is the password database's home; an
+# same policies run without a note. `~` without HOME is /etc/passwd's home; an
 # empty HOME is refused.
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
@@ -181,7 +181,7 @@ IN_DIR=$T/proj capture_as "$COMPILE" agent.toml -o "$T/nohome.plan"
 expect_rc 0 "compile with HOME unset"
 IT_ENV=()
 capture_as "$COMPILE" --explain "$T/nohome.plan"
-check_match "~/.ssh is the password database's home of $RUN_USER ($PASSWD_HOME)" " mask $PASSWD_HOME/\\.ssh " "$OUT"
+check_match "~/.ssh is /etc/passwd's home of $RUN_USER ($PASSWD_HOME)" " mask $PASSWD_HOME/\\.ssh " "$OUT"
 IT_ENV=(HOME=)
 IN_DIR=$T/proj capture_as "$COMPILE" agent.toml -o "$T/emptyhome.plan"
 IT_ENV=()

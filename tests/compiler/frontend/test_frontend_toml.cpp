@@ -316,10 +316,10 @@ TEST_CASE("toml: an empty $HOME is an error only where tilde is used")
     CHECK_FALSE(parse_toml_policy_text("version = 1\n[filesystem]\nread_denies = ['~/.ssh']\n", kPolicyPath, diags));
     CHECK(summary(diags) ==
           "3:16: error: read_denies: cannot expand '~' in '~/.ssh': $HOME is set but empty; set it "
-          "to your home directory, or unset it to use the password database's [invalid-path]\n");
+          "to your home directory, or unset it to use the one in /etc/passwd [invalid-path]\n");
 }
 
-TEST_CASE("toml: tilde without $HOME is the password database's home of the compiling uid")
+TEST_CASE("toml: tilde without $HOME is the home /etc/passwd gives the compiling uid")
 {
     HomeGuard no_home(nullptr);
     const struct passwd *entry = getpwuid(getuid());

@@ -4,8 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <pwd.h>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,20 +31,12 @@ Resolved resolve(std::string_view raw, const std::optional<std::string> &home = 
     return r;
 }
 
-// The home field of `uid`'s line in /etc/passwd, read without the C library's lookup that
-// policy_home() uses, so the two can disagree.
-std::optional<std::string> passwd_home(uid_t uid)
+// The C library's home of `uid` (getpwuid: NSS, which policy_home() does not use), so the
+// two can disagree.
+std::optional<std::string> libc_home(uid_t uid)
 {
-    std::ifstream passwd("/etc/passwd");
-    for (std::string line; std::getline(passwd, line);) {
-        std::vector<std::string> fields;
-        std::stringstream split(line);
-        for (std::string field; std::getline(split, field, ':');)
-            fields.push_back(field);
-        if (fields.size() >= 6 && fields[2] == std::to_string(uid))
-            return fields[5];
-    }
-    return std::nullopt;
+    const struct passwd *entry = getpwuid(uid);
+    return entry != nullptr && entry->pw_dir != nullptr ? std::optional<std::string>(entry->pw_dir) : std::nullopt;
 }
 
 // A fresh directory under /tmp, removed with everything in it at scope exit.
@@ -135,13 +126,13 @@ TEST_CASE("paths: tilde refusals")
     CHECK_FALSE(r.path);
     CHECK(r.err.message ==
           "read_denies: cannot expand '~' in '~/.ssh': $HOME is not set and uid " + std::to_string(getuid()) +
-              " has no home directory in the password database");
+              " has no home directory in /etc/passwd");
 
     r = resolve("~", std::string(""));
     CHECK_FALSE(r.path);
     CHECK(r.err.message ==
           "read_denies: cannot expand '~' in '~': $HOME is set but empty; set it to your home "
-          "directory, or unset it to use the password database's");
+          "directory, or unset it to use the one in /etc/passwd");
 
     r = resolve("~/x", std::string("relative/home"));
     CHECK_FALSE(r.path);
@@ -151,7 +142,7 @@ TEST_CASE("paths: tilde refusals")
     CHECK(resolve("/etc", std::nullopt).path == std::optional<std::string>("/etc"));
 }
 
-TEST_CASE("paths: policy_home is $HOME as set, else the password database's home of the real uid")
+TEST_CASE("paths: policy_home is $HOME as set, else /etc/passwd's home of the real uid")
 {
     {
         HomeGuard home("/srv/agent-home");
@@ -163,10 +154,29 @@ TEST_CASE("paths: policy_home is $HOME as set, else the password database's home
         CHECK(resolve("~/.ssh", policy_home()).err.message.find("$HOME is set but empty") != std::string::npos);
     }
     HomeGuard unset(nullptr);
-    const std::optional<std::string> expected = passwd_home(getuid());
-    REQUIRE(expected);  // the test machine's users all have an entry
+    const std::optional<std::string> expected = libc_home(getuid());
+    REQUIRE(expected);  // the test machine's users are all in /etc/passwd
     CHECK(policy_home() == expected);
     CHECK(resolve("~/.ssh", policy_home()).path == std::optional<std::string>(normalize_absolute(*expected + "/.ssh")));
+}
+
+TEST_CASE("paths: passwd_home reads the sixth field of the first line with the uid")
+{
+    const std::string passwd = "root:x:0:0:root:/root:/bin/bash\n"
+                               "# a comment:x:1000:1000::/nowhere:/bin/sh\n"
+                               "short:x:1000:1000\n"
+                               "nohome:x:1000:1000:::/bin/sh\n"
+                               "agent:x:1000:1000:Agent,,,:/home/agent:/bin/bash\n"
+                               "again:x:1000:1000::/home/again:/bin/sh\n"
+                               "ten:x:10:10::/home/ten:/bin/sh\n"
+                               "last:x:42:42::/home/last:/bin/sh";
+    CHECK(passwd_home(passwd, 0) == std::optional<std::string>("/root"));
+    CHECK(passwd_home(passwd, 1000) == std::optional<std::string>("/home/agent"));
+    CHECK(passwd_home(passwd, 1) == std::nullopt);                               // "10" is not "1"
+    CHECK(passwd_home(passwd, 100) == std::nullopt);                             // nor "1000" "100"
+    CHECK(passwd_home(passwd, 42) == std::optional<std::string>("/home/last"));  // no final newline
+    CHECK(passwd_home("", 0) == std::nullopt);
+    CHECK(passwd_home("a:x:7:7::/h:/bin/sh:extra\n", 7) == std::nullopt);  // not seven fields
 }
 
 TEST_CASE("paths: relative paths resolve against the policy directory")
