@@ -38,6 +38,8 @@ struct Dir {
     std::string prefix;
     size_t prefix_off = 0;
     Wait wait = Wait::None;
+    size_t moved = 0;         // bytes spliced in so far: a bulk stream's pipe grows (tunnel.cpp)
+    bool pipe_grown = false;  // ... once, whether the kernel let it or not
 };
 
 struct BrokerConn;  // broker.h: the broker route's state of a connection

@@ -3,6 +3,8 @@
 // so no lookup ever leaves the machine.
 #include <doctest/doctest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -259,6 +261,79 @@ TEST_CASE("e2e: 1000 concurrent idle tunnels are held while new requests are ser
     for (size_t i = 1; i + 1 < tunnels.size(); i++)
         close(tunnels[i]);
     CHECK(f.up.accepted() == 1001);
+}
+
+namespace {
+
+// One connection accepted on 127.0.0.1 and everything it sends echoed back until it ends.
+class EchoOnce {
+public:
+    EchoOnce()
+    {
+        lfd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof a;
+        REQUIRE(bind(lfd_, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0);
+        REQUIRE(listen(lfd_, 1) == 0);
+        REQUIRE(getsockname(lfd_, reinterpret_cast<sockaddr *>(&a), &len) == 0);
+        port_ = ntohs(a.sin_port);
+        thread_ = std::thread([this] { serve(); });
+    }
+    ~EchoOnce()
+    {
+        shutdown(lfd_, SHUT_RDWR);
+        thread_.join();
+        close(lfd_);
+    }
+    unsigned port() const { return port_; }
+
+private:
+    void serve()
+    {
+        int fd = accept4(lfd_, nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        std::vector<char> buf(1 << 16);
+        for (ssize_t n; (n = read(fd, buf.data(), buf.size())) > 0;)
+            for (ssize_t off = 0, w; off < n; off += w)
+                if ((w = write(fd, buf.data() + off, static_cast<size_t>(n - off))) <= 0)
+                    return void(close(fd));
+        close(fd);
+    }
+    int lfd_;
+    unsigned port_;
+    std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("e2e: a bulk stream through a tunnel arrives whole in both directions (its pipes grow on the way)")
+{
+    EchoOnce echo;
+    Proxy proxy(policy_args(echo.port()));
+    const int fd = open_tunnel(proxy.port(), echo.port());
+    // 40 MiB each way: past the 8 MiB after which each direction's pipe is enlarged.
+    std::string sent(40u << 20, '\0');
+    uint32_t x = 2463534242u;
+    for (char &c : sent) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        c = static_cast<char>(x);
+    }
+    std::thread writer([&] {
+        send_all(fd, sent);
+        shutdown(fd, SHUT_WR);
+    });
+    std::string received;
+    received.reserve(sent.size());
+    std::vector<char> buf(1 << 16);
+    for (ssize_t n; (n = read(fd, buf.data(), buf.size())) > 0;)
+        received.append(buf.data(), static_cast<size_t>(n));
+    writer.join();
+    close(fd);
+    CHECK(received.size() == sent.size());
+    CHECK(received == sent);
 }
 
 TEST_CASE("e2e: idle tunnels end at the idle timeout")
