@@ -17,6 +17,20 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 targets=${*:-"http_request http_body http_response broker channel plan plan_roundtrip host_pattern frontend"}
 
+# What a CI log needs to reproduce a finding without the machine it ran on: libFuzzer's report
+# from its first error line (the stack, the property that broke), and the input itself in
+# base64 when small (`base64 -d > crash; fuzz_TARGET crash` replays it).
+report_finding() {
+    log="$work/$1.log"
+    sed -n '/==[0-9]*==ERROR\|property broken\|^ERROR:/,$p' "$log" | grep -av '^#[0-9]' | head -n 60 >&2
+    for unit in "$work/$1"/crash-* "$work/$1"/leak-* "$work/$1"/timeout-* "$work/$1"/oom-*; do
+        [ -f "$unit" ] || continue
+        size=$(wc -c <"$unit")
+        echo "input $unit ($size bytes)$([ "$size" -le 4096 ] && echo ', base64:')" >&2
+        [ "$size" -le 4096 ] && base64 -w 100 "$unit" >&2
+    done
+}
+
 passed=0
 failed=0
 mkdir -p "$work/corpus"
@@ -52,7 +66,7 @@ for t in $targets; do
     fi
     printf '%-16s %10s %8s %7s %7s %6s  %s\n' "$t" "${runs:-?}" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$result"
     if [ $status -ne 0 ]; then
-        grep -E 'ERROR|property broken|SUMMARY|Test unit written' "$work/$t.log" | head -n 8 >&2
+        report_finding "$t"
     fi
 done
 # The closing line CI reads: targets that ran their time without a finding, and those that found one.
