@@ -11,10 +11,10 @@ namespace tproxy {
 namespace {
 
 // A direction that has carried kBulkAfter bytes is a bulk stream: its pipe grows to kBulkPipe,
-// which halves the splice calls per GiB (about +15% on one stream here; bench/README.md). Only
-// then: unprivileged, pipe pages count against fs.pipe-user-pages-soft (64 MiB by default),
-// which 1,000 idle tunnels at 1 MiB per pipe would exceed, and past which the kernel refuses
-// (the pipe keeps its size).
+// so that one splice moves up to 16 times more (one stream: 0.35-0.45 of direct loopback ->
+// 0.50-0.53, and about half the CPU per GiB; bench/README.md). Only then: unprivileged, pipe
+// pages count against fs.pipe-user-pages-soft (64 MiB by default), which 1,000 idle tunnels
+// at 1 MiB per pipe would exceed, and past which the kernel refuses (the pipe keeps its size).
 constexpr size_t kBulkAfter = 8u << 20;
 constexpr int kBulkPipe = 1 << 20;
 
