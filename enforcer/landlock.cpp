@@ -64,13 +64,14 @@ long grant(int ruleset, int fd, uint64_t access)
     return raw_syscall4(SYS_landlock_add_rule, ruleset, kuapi::LANDLOCK_RULE_PATH_BENEATH, (long)&attr, 0);
 }
 
-/* A refused rule; for EBADF, which of the two descriptors was no longer open. */
-[[noreturn]] void refuse_grant(const run_ctx *ctx, const tp_landlock_path *r, int ruleset, int fd, long ret)
+/* A refused call on a rule's fd; for EBADF, which of the two descriptors was no longer open. */
+[[noreturn]] void refuse_call(const run_ctx *ctx, const tp_landlock_path *r, const char *call, int ruleset, int fd,
+                              long ret)
 {
     if (ret != -EBADF)
-        refuse_rule(ctx, r, "landlock_add_rule", (int)-ret);
+        refuse_rule(ctx, r, call, (int)-ret);
     char what[96];
-    snprintf(what, sizeof what, "landlock_add_rule (ruleset fd %d %s, path fd %d %s)", ruleset,
+    snprintf(what, sizeof what, "%s (ruleset fd %d %s, path fd %d %s)", call, ruleset,
              raw_syscall3(SYS_fcntl, ruleset, F_GETFD, 0) < 0 ? "closed" : "open", fd,
              raw_syscall3(SYS_fcntl, fd, F_GETFD, 0) < 0 ? "closed" : "open");
     refuse_rule(ctx, r, what, EBADF);
@@ -86,14 +87,16 @@ uint64_t rights_for(const run_ctx *ctx, uint64_t access, file_kind kind)
 /* Grants `access` beneath the open file `fd`; `kind` from fstat when unknown. */
 void add_rule(const run_ctx *ctx, int ruleset, const tp_landlock_path *r, int fd, uint64_t access, file_kind kind)
 {
-    struct stat st;
-    if (kind == KIND_UNKNOWN && fstat(fd, &st) != 0)
-        refuse_rule(ctx, r, "fstat", errno);
-    if (kind == KIND_UNKNOWN)
+    if (kind == KIND_UNKNOWN) {
+        struct stat st;
+        long ret = raw_syscall4(SYS_newfstatat, fd, (long)"", (long)&st, AT_EMPTY_PATH);
+        if (ret != 0)
+            refuse_call(ctx, r, "fstat", ruleset, fd, ret);
         kind = S_ISDIR(st.st_mode) ? KIND_DIR : KIND_OTHER;
+    }
     long ret = grant(ruleset, fd, rights_for(ctx, access, kind));
     if (ret != 0)
-        refuse_grant(ctx, r, ruleset, fd, ret);
+        refuse_call(ctx, r, "landlock_add_rule", ruleset, fd, ret);
 }
 
 /* An entry of a listing, its kind from d_type. One listed as a directory that is no longer
@@ -107,7 +110,7 @@ void add_entry_rule(const run_ctx *ctx, int ruleset, const tp_landlock_path *r, 
     if (ret == 0)
         return;
     if (ret != -EINVAL)
-        refuse_grant(ctx, r, ruleset, fd, ret);
+        refuse_call(ctx, r, "landlock_add_rule", ruleset, fd, ret);
     add_rule(ctx, ruleset, r, fd, r->access, KIND_UNKNOWN);
 }
 

@@ -8,10 +8,6 @@
  * namespace, so nothing outside is reachable. Fails the start-up (125) if the kernel refuses. */
 void netns_loopback_up();
 
-/* The same in raw system calls (raw.h), for the early command, which shares init's errno:
- * 0 or -errno. */
-long netns_loopback_up_raw();
-
 /* A close-on-exec TCP socket listening on 127.0.0.1:port in the caller's network namespace,
  * or -1 with errno set. `reuse_address`: SO_REUSEADDR, for a host port a previous run's
  * connections may still hold in TIME_WAIT. */
