@@ -18,11 +18,15 @@ root=$(cd "$here/../.." && pwd)
 targets=${*:-"http_request http_body http_response broker channel plan plan_roundtrip host_pattern frontend"}
 
 # What a CI log needs to reproduce a finding without the machine it ran on: libFuzzer's report
-# from its first error line (the stack, the property that broke), and the input itself in
+# from its first error line (the stack, the property that broke) with the ten lines before it
+# (an abort's assertion or uncaught exception is printed there), and the input itself in
 # base64 when small (`base64 -d > crash; fuzz_TARGET crash` replays it).
 report_finding() {
     log="$work/$1.log"
-    sed -n '/==[0-9]*==ERROR\|property broken\|^ERROR:/,$p' "$log" | grep -av '^#[0-9]' | head -n 60 >&2
+    grep -av '^#[0-9]' "$log" | awk '
+        found { print; next }
+        /==[0-9]*== ?ERROR|property broken|^ERROR:/ { for (i = n - 10; i < n; i++) if (i >= 0) print kept[i % 10]; found = 1; print; next }
+        { kept[n % 10] = $0; n++ }' | head -n 70 >&2
     for unit in "$work/$1"/crash-* "$work/$1"/leak-* "$work/$1"/timeout-* "$work/$1"/oom-*; do
         [ -f "$unit" ] || continue
         size=$(wc -c <"$unit")
