@@ -48,8 +48,8 @@ check-sanitize: deps
 	cd $(BUILD)-sanitize && ctest --output-on-failure -j $(JOBS) -E '$(SANITIZE_SKIPS)'
 
 # The libFuzzer targets (tests/fuzz/): a clang build of their own under $(BUILD)/fuzz, made
-# through the fuzz_targets target of the plain build, then each target run in turn for a
-# bounded time from its committed seeds (tests/fuzz/run_fuzzers.sh). What a run adds to a
+# through the fuzz_targets target of the plain build, then each target run for a bounded time
+# from its committed seeds, as many at once as CPUs (tests/fuzz/run_fuzzers.sh). What a run adds to a
 # corpus and any crash stay under $(FUZZ_WORK).
 FUZZ_CI_SECONDS ?= 20
 FUZZ_SECONDS ?= 600

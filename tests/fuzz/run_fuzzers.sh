@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/fuzz/run_fuzzers.sh BIN_DIR SECONDS WORK_DIR [TARGET...] — runs each libFuzzer target of
-# the clang build (BIN_DIR: build/fuzz/tests/fuzz) for SECONDS, one after the other, one
-# process each. Each target starts from its committed seeds (and, for fuzz_frontend, the
+# the clang build (BIN_DIR: build/fuzz/tests/fuzz) for SECONDS, one process each, FUZZ_JOBS of
+# them at a time (default: the number of CPUs). Each target starts from its committed seeds (and, for fuzz_frontend, the
 # policy corpus, the examples and the golden policies), with its dictionary; what it finds
 # new goes to WORK_DIR/corpus/TARGET, its log to WORK_DIR/TARGET.log, a crash, leak or
 # timeout to WORK_DIR/TARGET/ (crash-*, leak-*, timeout-*). Prints one line per target
@@ -35,13 +35,15 @@ report_finding() {
     done
 }
 
-passed=0
-failed=0
-mkdir -p "$work/corpus"
-printf '%-16s %10s %8s %7s %7s %6s  %s\n' target runs exec/s cov ft corpus result
-for t in $targets; do
+# run_target T: one target for its time, its exit status written to WORK_DIR/T.status.
+run_target() {
+    t=$1
     exe="$bin/fuzz_$t"
-    [ -x "$exe" ] || { echo "$t: $exe is missing (build it: cmake --build build --target fuzz_targets)" >&2; failed=1; continue; }
+    if [ ! -x "$exe" ]; then
+        echo "$t: $exe is missing (build it: cmake --build build --target fuzz_targets)" >&2
+        echo 127 >"$work/$t.status"
+        return
+    fi
     mkdir -p "$work/corpus/$t" "$work/$t"
     case $t in
     frontend) seeds="$here/corpus $root/examples $root/tests/compiler/golden" dict="$here/tart.dict" limit=30 ;;
@@ -53,15 +55,38 @@ for t in $targets; do
     # shellcheck disable=SC2086
     "$exe" ${dict:+-dict="$dict"} -max_total_time="$seconds" -timeout="$limit" -rss_limit_mb=4096 \
         -print_final_stats=1 -artifact_prefix="$work/$t/" "$work/corpus/$t" $seeds >"$work/$t.log" 2>&1
-    status=$?
+    echo $? >"$work/$t.status"
+}
+
+# As many targets at once as the machine has CPUs (FUZZ_JOBS): each is one single-threaded
+# process, so two cores fuzz two targets in the time of one.
+jobs=${FUZZ_JOBS:-$(nproc)}
+mkdir -p "$work/corpus"
+running=0
+for t in $targets; do
+    rm -f "$work/$t.status"
+    run_target "$t" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then
+        wait
+        running=0
+    fi
+done
+wait
+
+passed=0
+failed=0
+printf '%-16s %10s %8s %7s %7s %6s  %s\n' target runs exec/s cov ft corpus result
+for t in $targets; do
+    status=$(cat "$work/$t.status" 2>/dev/null || echo 127)
     # The last status line: "#N  DONE  cov: C ft: F corp: K/… exec/s: E …" (or the last pulse).
-    last=$(grep -E '^#[0-9]+' "$work/$t.log" | tail -n 1)
+    last=$(grep -aE '^#[0-9]+' "$work/$t.log" 2>/dev/null | tail -n 1)
     runs=$(echo "$last" | sed -n 's/^#\([0-9]*\).*/\1/p')
     cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
     ft=$(echo "$last" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
     corp=$(echo "$last" | sed -n 's/.*corp: \([0-9]*\).*/\1/p')
-    execs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/$t.log")
-    if [ $status -eq 0 ]; then
+    execs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/$t.log" 2>/dev/null)
+    if [ "$status" -eq 0 ]; then
         result=ok
         passed=$((passed + 1))
     else
@@ -69,7 +94,7 @@ for t in $targets; do
         failed=$((failed + 1))
     fi
     printf '%-16s %10s %8s %7s %7s %6s  %s\n' "$t" "${runs:-?}" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$result"
-    if [ $status -ne 0 ]; then
+    if [ "$status" -ne 0 ] && [ -f "$work/$t.log" ]; then
         report_finding "$t"
     fi
 done
