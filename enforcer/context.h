@@ -37,6 +37,7 @@ struct run_ctx {
     bool pid_ns;               /* init is PID 1 of a new PID namespace */
     unsigned landlock_abi;     /* ABI in use; 0 = Landlock is not applied */
     bool seccomp;              /* load the plan's seccomp filter */
+    bool seccomp_early;        /* ... and the early command may load it (seccomp.h) */
     bool mediate_connect;      /* mediate the command's connect() calls (mediator.h) */
     bool deny_events;          /* the effect log records denied system calls (deny_events.h) */
     bool broker;               /* the credential broker runs: it needs the network namespace

@@ -30,7 +30,8 @@ namespace {
 enum launch_state : uint32_t {
     LAUNCH_WORKING = 0,  /* the early command makes the network and IPC namespaces and
                              installs the connect filter (mediator.h) */
-    LAUNCH_NET_DONE = 1, /* ... and waits; net_result says how it went */
+    LAUNCH_NET_DONE = 1, /* ... and waits, taking its raw confinement steps first
+                             (command_confine_early); net_result says how it went */
     LAUNCH_GO = 2        /* init has joined it: the command runs */
 };
 
@@ -100,6 +101,8 @@ int early_entry(void *arg)
     c->net_result = raw_syscall2(SYS_unshare, (long)(c->ctx->clone_flags & kLateNamespaces), 0);
     mediator_install_early(c->ctx);
     raw_set_and_wake(&c->state, LAUNCH_NET_DONE);
+    /* init builds the tree and the ruleset meanwhile: this is off the critical path */
+    command_confine_early(c->ctx);
     raw_wait_while(&c->state, LAUNCH_NET_DONE);
     run_command(c);
 }

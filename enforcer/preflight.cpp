@@ -372,6 +372,12 @@ void decide_effect_log(run_ctx *ctx, loss_list *losses)
         add_loss(losses, true, "denied-syscall events in the effect log", "the listener program", why);
 }
 
+/* After the effect log: with denied-syscall events the filter goes into the listener program. */
+void decide_early_filter(run_ctx *ctx)
+{
+    ctx->seccomp_early = seccomp_may_load_early(ctx);
+}
+
 void lose_limit(void *arg, bool required, const char *what, const char *needs, const char *why, const char *instead)
 {
     add_loss((loss_list *)arg, required, what, needs, why, instead);
@@ -413,6 +419,7 @@ void preflight(run_ctx *ctx)
     decide_namespaces(ctx, &losses);
     decide_mediation(ctx, &losses);
     decide_effect_log(ctx, &losses);
+    decide_early_filter(ctx);
     decide_limits(ctx, &losses);
     reach_check_grants(ctx); /* a grant that cannot work refuses before any warning */
     secrets_read(ctx);       /* refuses a bad variable before any warning is printed */

@@ -13,6 +13,7 @@
 #include "arena.h"
 #include "landlock.h"
 #include "mediator.h"
+#include "raw.h"
 #include "report.h"
 #include "run_limits.h"
 #include "seccomp.h"
@@ -149,15 +150,6 @@ void try_path_entry(const char *dir, size_t dir_len, const char *file, char *con
     exec_failed(file, denied ? EACCES : ENOENT);
 }
 
-bool has_capability(int cap)
-{
-    kuapi::cap_header header = {kuapi::LINUX_CAPABILITY_VERSION_3, 0};
-    kuapi::cap_data data[kuapi::LINUX_CAPABILITY_U32S_3] = {};
-    if (sys_capget(&header, data) != 0)
-        return false;
-    return (data[cap / 32].effective >> (cap % 32)) & 1u;
-}
-
 bool holds_any_capability()
 {
     kuapi::cap_header header = {kuapi::LINUX_CAPABILITY_VERSION_3, 0};
@@ -170,22 +162,77 @@ bool holds_any_capability()
     return false;
 }
 
-/* Bounding set and securebits need CAP_SETPCAP: a caller without it (no user namespace,
- * not root) holds no capability to lose, and no_new_privs keeps it that way. */
-void drop_bounding_set_and_lock()
+/* The command's steps that are raw system calls (raw.h), so that the early command can take
+ * them while it waits for init, each 0 or the kernel's -errno. Bounding set and securebits
+ * need CAP_SETPCAP: a caller without it (no user namespace, not root) holds no capability to
+ * lose, and no_new_privs keeps it that way. */
+struct bounding_drop {
+    long ret;
+    int cap; /* the capability whose drop failed */
+    long securebits;
+};
+
+bool holds_setpcap_raw()
 {
+    kuapi::cap_header header = {kuapi::LINUX_CAPABILITY_VERSION_3, 0};
+    kuapi::cap_data data[kuapi::LINUX_CAPABILITY_U32S_3] = {};
+    if (raw_syscall4(SYS_capget, (long)&header, (long)data, 0, 0) != 0)
+        return false;
+    return (data[kuapi::CAP_SETPCAP / 32].effective >> (kuapi::CAP_SETPCAP % 32)) & 1u;
+}
+
+bounding_drop drop_bounding_set_and_lock_raw()
+{
+    bounding_drop d = {0, 0, 0};
     for (int cap = 0; cap < 64; cap++) {
-        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
-            continue;
-        if (errno == EINVAL)
+        long ret = raw_syscall6(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0, 0);
+        if (ret == -EINVAL)
             break; /* past the kernel's last capability: no need to read cap_last_cap */
-        fail(EXIT_STARTUP, "cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
+        if (ret != 0)
+            return {ret, cap, 0};
     }
     unsigned bits = kuapi::SECBIT_NOROOT | kuapi::SECBIT_NOROOT_LOCKED | kuapi::SECBIT_NO_SETUID_FIXUP |
         kuapi::SECBIT_NO_SETUID_FIXUP_LOCKED | kuapi::SECBIT_KEEP_CAPS_LOCKED | kuapi::SECBIT_NO_CAP_AMBIENT_RAISE |
         kuapi::SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
-    if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0)
-        fail(EXIT_STARTUP, "cannot lock the securebits: %s", strerror(errno));
+    d.securebits = raw_syscall6(SYS_prctl, PR_SET_SECUREBITS, bits, 0, 0, 0, 0);
+    return d;
+}
+
+long set_no_new_privs_raw()
+{
+    return raw_syscall6(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0);
+}
+
+void check_bounding_drop(const bounding_drop &d)
+{
+    if (d.ret != 0)
+        fail(EXIT_STARTUP, "cannot drop capability %d from the bounding set: %s", d.cap, strerror((int)-d.ret));
+    if (d.securebits != 0)
+        fail(EXIT_STARTUP, "cannot lock the securebits: %s", strerror((int)-d.securebits));
+}
+
+void check_no_new_privs(long ret)
+{
+    if (ret != 0)
+        fail(EXIT_STARTUP, "no_new_privs: %s", strerror((int)-ret));
+}
+
+/* What the early command did while it waited (command_confine_early); read once it runs C code. */
+struct early_confinement {
+    bool done;
+    bounding_drop bounding;
+    long no_new_privs;
+};
+
+early_confinement g_early;
+
+/* The early command's steps, reported once the command may run C code. */
+void check_early_confinement()
+{
+    if (!g_early.done)
+        return;
+    check_bounding_drop(g_early.bounding);
+    check_no_new_privs(g_early.no_new_privs);
 }
 
 }  // namespace
@@ -216,14 +263,24 @@ void close_inherited_fds_at_exec(int keep_a, int keep_b)
 
 void drop_capabilities(bool before_exec)
 {
-    if (before_exec && has_capability(kuapi::CAP_SETPCAP))
-        drop_bounding_set_and_lock();
+    if (before_exec && !g_early.done && holds_setpcap_raw())
+        check_bounding_drop(drop_bounding_set_and_lock_raw());
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
         fail(EXIT_STARTUP, "cannot clear the ambient capabilities: %s", strerror(errno));
     kuapi::cap_header header = {kuapi::LINUX_CAPABILITY_VERSION_3, 0};
     const kuapi::cap_data none[kuapi::LINUX_CAPABILITY_U32S_3] = {};
     if (sys_capset(&header, none) != 0 || holds_any_capability())
         fail(EXIT_STARTUP, "cannot drop capabilities: %s", strerror(errno));
+}
+
+void command_confine_early(const run_ctx *ctx)
+{
+    if (holds_setpcap_raw())
+        g_early.bounding = drop_bounding_set_and_lock_raw();
+    g_early.no_new_privs = set_no_new_privs_raw();
+    if (g_early.no_new_privs == 0)
+        seccomp_enforce_early(ctx);
+    g_early.done = true;
 }
 
 void command_main(const run_ctx *ctx, pid_t init_pid, int ruleset)
@@ -235,9 +292,10 @@ void command_main(const run_ctx *ctx, pid_t init_pid, int ruleset)
     char **envp = build_environment(ctx->plan);
     close_inherited_fds_at_exec(report_fd(), ruleset);
     limits_apply_rlimits(ctx);
+    check_early_confinement();
     drop_capabilities(true);
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        fail(EXIT_STARTUP, "no_new_privs: %s", strerror(errno));
+    if (!g_early.done)
+        check_no_new_privs(set_no_new_privs_raw());
     landlock_enforce(ruleset);
     landlock_deny_tcp_without_netns(ctx);
     mediator_attach(ctx);

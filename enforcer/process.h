@@ -3,7 +3,9 @@
  *
  * Order in the command, after init started it: parent-death signal, environment, inherited
  * fds marked close-on-exec, capabilities dropped, no_new_privs, Landlock restrict_self (the
- * ruleset init built), exec with a PATH search.
+ * ruleset init built), the plan's seccomp filter, exec with a PATH search. The early command
+ * (launch.h) takes the steps that need no C code before init lets it go: the bounding set and
+ * securebits, no_new_privs, and the filter when it admits the rest (setup_calls.h).
  */
 #pragma once
 
@@ -23,6 +25,11 @@ void close_inherited_fds_at_exec(int keep_a, int keep_b);
  * cannot regain any. Init never executes anything, so it skips the bounding set (a syscall per
  * capability). Fails (125) when a capability is still held afterwards. */
 void drop_capabilities(bool before_exec);
+
+/* The early command while it waits for init, raw (raw.h): bounding set and securebits,
+ * no_new_privs, the plan's filter (seccomp_enforce_early). Failures are reported by
+ * command_main, at the step they stand for. */
+void command_confine_early(const run_ctx *ctx);
 
 /* Runs in the child init started; `init_pid` is init's pid as the child sees its parent,
  * `ruleset` the Landlock ruleset to enforce (-1: none). */

@@ -9,7 +9,9 @@
 
 #include "bpf_check.h"
 #include "kuapi.h"
+#include "raw.h"
 #include "report.h"
+#include "setup_calls.h"
 
 namespace {
 
@@ -36,6 +38,15 @@ bool seccomp_required(const tp_plan *plan)
     return (plan->seccomp_section_flags & TP_SECF_REQUIRED) != 0;
 }
 
+bool plan_filter_wanted(const run_ctx *ctx)
+{
+    /* with denied-syscall events, mediator_attach loads it inside the listener program */
+    return ctx->plan->seccomp != nullptr && ctx->seccomp && !ctx->deny_events;
+}
+
+/* The early command's load: 0, the kernel's -errno, or 1 when it did not try. */
+long g_early_load = 1;
+
 }  // namespace
 
 const char *seccomp_unavailable_reason(const tp_plan *plan)
@@ -50,11 +61,24 @@ const char *seccomp_unavailable_reason(const tp_plan *plan)
     return nullptr;
 }
 
+bool seccomp_may_load_early(const run_ctx *ctx)
+{
+    return plan_filter_wanted(ctx) && filter_admits_setup_calls(ctx->plan->seccomp_prog, ctx->plan->seccomp_insn_count);
+}
+
+void seccomp_enforce_early(const run_ctx *ctx)
+{
+    if (!ctx->seccomp_early)
+        return;
+    kuapi::sock_fprog prog = {(unsigned short)ctx->plan->seccomp_insn_count, ctx->plan->seccomp_prog};
+    g_early_load = raw_syscall4(SYS_seccomp, kuapi::SECCOMP_SET_MODE_FILTER, 0, (long)&prog, 0);
+}
+
 void seccomp_enforce(const run_ctx *ctx)
 {
     const tp_plan *plan = ctx->plan;
-    if (plan->seccomp == nullptr || !ctx->seccomp || ctx->deny_events)
-        return; /* with denied-syscall events, mediator_attach loaded it inside the listener program */
+    if (!plan_filter_wanted(ctx) || g_early_load == 0)
+        return;
     kuapi::sock_fprog prog = {(unsigned short)plan->seccomp_insn_count, plan->seccomp_prog};
     if (syscall(SYS_seccomp, kuapi::SECCOMP_SET_MODE_FILTER, 0u, &prog) == 0)
         return;

@@ -23,8 +23,9 @@ using seccomp::SyscallRule;
 
 // What the kernel cannot do for this layer; docs/limits.md says the same.
 const std::vector<std::string> kSeccompLimits = {
-    "loaded last, after Landlock, by the command only: everything it starts inherits it; the sandbox's "
-    "own init (PID 1, which only reaps and forwards signals) runs without it",
+    "loaded by the command only, before it executes: while it waits for init when no rule refuses a call "
+    "of its own set-up, else as its last step; everything it starts inherits it; the sandbox's own init "
+    "(PID 1, which only reaps and forwards signals) runs without it",
     "a filter sees the syscall number and six register values, never memory: it cannot judge paths, "
     "socket addresses or clone3's flags (so clone3 answers ENOSYS); paths are Landlock's and the mount "
     "layer's job, addresses the network namespace's",
