@@ -70,6 +70,9 @@ struct Config {
     std::string run_id;
     int notes_fd = -1;    // where the refusal summary goes when the proxy stops (reply.h)
     bool strict = false;  // refuse to run when Landlock is unavailable
+    // The plan limits the run's processes: pids.max holds a slot for each lookup thread
+    // (shared/net_channel.h), so they start before "ready"; otherwise after it.
+    bool lookups_before_ready = false;
     BrokerConfig broker;
 
     bool channel_mode() const { return channel_fd >= 0; }

@@ -290,17 +290,26 @@ int run_channel_mode(const tproxy::Config &cfg, int sigfd)
             std::fprintf(stderr, "tartaros: %s\n", err.c_str());
         return 1;
     }
+    // The resolver threads are confined (they inherit every layer). Under max_processes they
+    // start before "ready": they hold the slots the enforcer added to pids.max for them, and
+    // the command cannot take those. Otherwise "ready" goes first and the threads start while
+    // the command does, off the start-up's critical path (about 0.2 ms here). The listeners
+    // queue connections until the server's loop runs.
+    bool ready = false;
     try {
-        // The resolver threads start before "ready", confined (they inherit every layer): in
-        // the run's cgroup they hold the slots the enforcer added to pids.max for them.
+        if (!cfg.lookups_before_ready) {
+            if (!tproxy::send_ready(chan, TNC_READY, ""))
+                return 0;  // the sandbox has already ended
+            ready = true;
+        }
         tproxy::Resolver resolver(tnc_proxy_lookup_threads(cfg.http_proxy(), cfg.broker.enabled()), 256);
         tproxy::Server server(cfg, std::move(listeners), sigfd, chan, resolver, broker.get());
-        if (!tproxy::send_ready(chan, TNC_READY, ""))
-            return 0;  // the sandbox has already ended
+        if (!ready && !tproxy::send_ready(chan, TNC_READY, ""))
+            return 0;
         return server.run();
     } catch (const std::exception &e) {
         std::string msg = std::string("proxy: ") + e.what();
-        if (!tproxy::send_ready(chan, TNC_FAILED, msg))
+        if (ready || !tproxy::send_ready(chan, TNC_FAILED, msg))
             std::fprintf(stderr, "tartaros: %s\n", msg.c_str());
         return 1;
     }

@@ -139,6 +139,7 @@ std::string config_from_plan(int fd, Config &c)
         return std::string("invalid plan on --plan-fd: ") + reason;
     if (p.network == nullptr)
         return "the plan on --plan-fd has no network section: nothing to serve";
+    c.lookups_before_ready = p.limits != nullptr && p.limits->max_processes != 0;
     err = take_network(p, c);
     if (err.empty() && c.broker.secrets_fd >= 0)
         err = take_broker(p, c.broker);

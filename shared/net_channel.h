@@ -70,9 +70,9 @@ struct tnc_ready {     /* 256 bytes */
 #define TNC_MAX_NOTE_BYTES 480u /* a note line at most, newline included */
 
 /* The proxy's tasks in the run's cgroup (pids.max): its main thread, and when it proxies
- * HTTP or runs the broker (the only modes that look names up) its resolver threads. All are
- * started before "ready", so they hold their slots before the command runs and the command
- * gets exactly max_processes; TLS makes none. */
+ * HTTP or runs the broker (the only modes that look names up) its resolver threads. With
+ * max_processes all are started before "ready", so they hold their slots before the command
+ * runs and the command gets exactly max_processes; TLS makes none. */
 static inline unsigned tnc_proxy_lookup_threads(bool http_proxy, bool broker)
 {
     return http_proxy || broker ? 4u : 0u;
