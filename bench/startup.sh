@@ -1,11 +1,14 @@
 #!/bin/sh
 # bench/startup.sh BUILD_DIR — start-up cost of `tartaros-exec plan -- /bin/true` against bare
-# /bin/true and against bubblewrap confining the same policy, in two hyperfine runs:
+# /bin/true and against bubblewrap confining the same policy, in three hyperfine runs and one
+# interleaved run:
 #  1. without a shell (-N): bubblewrap as it is usually run, without a seccomp filter;
 #  2. equivalent isolation: bubblewrap also loads our plan's seccomp program (`--seccomp 3`
 #     with the program on fd 3). Passing an fd needs a shell, so this run goes through
 #     hyperfine's shell (whose spawn time hyperfine subtracts; bare pays it too).
-#  3. the network modes, without a shell: the same policy as is (mode none), plus
+#  3. the first two runs' four commands in turn, each round running each once (bench_interleave):
+#     a drifting machine then slows them alike, which two hyperfine blocks cannot promise;
+#  4. the network modes, without a shell: the same policy as is (mode none), plus
 #     `[network] allow_domains` (proxy: tartaros-proxy starts next to tartaros-exec and init
 #     waits for its "ready"), plus `local_ports` (ports: the same proxy, relaying one port);
 #     and the policy plus `[process]` limits (a cgroup made, joined, killed and removed per
@@ -25,8 +28,9 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$1" && pwd) || die "no build directory $1"
 COMPILE=$BUILD/bin/tartaros-compile
 EXEC=$BUILD/bin/tartaros-exec
-if [ ! -x "$COMPILE" ] || [ ! -x "$EXEC" ]; then
-  die "tartaros-compile or tartaros-exec missing in $BUILD; build first"
+INTERLEAVE=$BUILD/bench/bench_interleave
+if [ ! -x "$COMPILE" ] || [ ! -x "$EXEC" ] || [ ! -x "$INTERLEAVE" ]; then
+  die "tartaros-compile, tartaros-exec or bench_interleave missing in $BUILD; build first"
 fi
 if ! command -v hyperfine >/dev/null || ! command -v bwrap >/dev/null; then
   "$REPO/scripts/install-deps"
@@ -162,6 +166,36 @@ for stat in ("median", "min"):
 print()
 EOF
 done
+# 3. The same four commands in turn: each round runs bare, tartaros-exec, bwrap and bwrap with
+# the filter once each (the order rotated), so a drifting machine slows them alike; a command's
+# added time is the median over rounds of its time minus bare's in the same round.
+# shellcheck disable=SC2086
+"$INTERLEAVE" "$RUNS" "$WARMUP" ::: bare /bin/true ::: tartaros-exec $OURS /bin/true \
+  ::: bwrap $BWRAP /bin/true ::: "bwrap --seccomp@3=$TMP/filter.bpf" $BWRAP_SECCOMP /bin/true \
+  >"$OUT/startup-interleaved.jsonl"
+python3 - "$OUT/startup-interleaved.jsonl" <<'EOF'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+res = {r["name"]: r for r in rows}
+print()
+print("interleaved (%d rounds):" % rows[0]["runs"])
+print()
+print("| command | median ms | min ms | added ms (median of rounds) | added ms (min) |")
+print("|---|---:|---:|---:|---:|")
+bare = res["bare"]
+for r in rows:
+    added = ("—", "—") if r is bare else ("%+.2f" % r["added_median"], "%+.2f" % (r["min"] - bare["min"]))
+    print("| %s | %.2f | %.2f | %s | %s |" % (r["name"], r["median"], r["min"], added[0], added[1]))
+ours = res["tartaros-exec"]
+for theirs in ("bwrap", "bwrap --seccomp"):
+    t = res[theirs]
+    for stat, a, b in (("median of rounds", ours["added_median"], t["added_median"]),
+                       ("min", ours["min"] - bare["min"], t["min"] - bare["min"])):
+        ratio = a / b if b > 0 else float("inf")
+        print("\nadded time ours/%s (%s): %.2f  (target <= 0.25: %s)"
+              % (theirs, stat, ratio, "met" if ratio <= 1 / 4 else "NOT met"), end="")
+print()
+EOF
 hyperfine -N --warmup "$WARMUP" --runs "$RUNS" \
   --export-json "$OUT/startup-network.json" --export-markdown "$OUT/startup-network.md" \
   -n bare "/bin/true" \
