@@ -43,8 +43,9 @@ def markdown_files():
 
 
 def slug(heading):
-    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
-    text = re.sub(r"[`*_]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", heading.strip().lower())
+    """GitHub's anchor for a heading: lower case, punctuation dropped (an underscore is a word
+    character and stays, in code or not), spaces to hyphens."""
+    text = re.sub(r"[`*]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", heading.strip().lower())
     text = re.sub(r"[^\w\- ]", "", text)
     return text.replace(" ", "-")
 
