@@ -76,6 +76,19 @@ def resize(rows, cols):
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
 
+def size_reaches_repl(token, timeout=5.0):
+    """The REPL reports the new size within `timeout`: the supervisor copies a resize to the
+    sandbox's pty when its SIGWINCH handler runs, which on a loaded machine can take longer
+    than any fixed pause, so the size is asked again until it shows."""
+    deadline = time.time() + timeout
+    while True:
+        if say("print('SIZE=%d' % (os.get_terminal_size().columns * 1000 + os.get_terminal_size().lines))\n",
+               token, 0.5):
+            return True
+        if time.time() > deadline:
+            return False
+
+
 def caller_prompt_after_stop(mark):
     """Ctrl-Z or a self-suspend (typed after offset `mark`): the caller's shell reports the
     job stopped and prompts again."""
@@ -88,9 +101,7 @@ def repl():
     result("repl_started", say(RUN + "python3 -q\n", ">>> "))
     result("ttyname", say("import os; print('TTY=' + os.ttyname(0), os.isatty(1))\n", "TTY=/dev/pts/0 True"))
     resize(33, 111)
-    time.sleep(0.3)
-    result("resized", say("print('SIZE=%d' % (os.get_terminal_size().columns * 1000 + os.get_terminal_size().lines))\n",
-                          "SIZE=111033"))
+    result("resized", size_reaches_repl("SIZE=111033"))
     mark = len(out)
     os.write(fd, b"\x1a")
     result("ctrlz_prompt", caller_prompt_after_stop(mark))
