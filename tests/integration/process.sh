@@ -45,6 +45,18 @@ expect core_pattern "EACCES|EPERM|EROFS" "write a global sysctl (kernel.core_pat
 expect aslr "EACCES|EPERM|EROFS" "write kernel.randomize_va_space (same value)"
 expect init_fds.names "<missing>|(0)?(,1)?(,2)?" "init holds no descriptor the command can reach"
 
+section "the command runs on the caller's CPUs"
+# Until init joins it, the early command is kept off init's CPU; it must get back exactly
+# the CPUs the caller allowed, a narrowed set included.
+cpus_of() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$@"; }
+sbx "$T/plan" /bin/sh -c 'sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status'
+check_eq "all of the caller's CPUs" "$(cpus_of /proc/self/status)" "$OUT"
+last_cpu=$(cpus_of /proc/self/status | tr ',-' '\n\n' | tail -n 1)
+capture_as taskset -c "$last_cpu" "$EXEC" "$T/plan" -- /bin/sh -c 'sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status'
+check_eq "a caller on CPU $last_cpu only: the command too" "$last_cpu" "$OUT"
+capture_as taskset -c "0,$last_cpu" "$EXEC" "$T/plan" -- /bin/sh -c 'sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status'
+check_eq "a caller on CPUs 0 and $last_cpu: the command too" "$(taskset -c "0,$last_cpu" sh -c 'sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status')" "$OUT"
+
 section "exit statuses"
 sbx "$T/plan" /bin/true
 expect_rc 0 "/bin/true"
