@@ -27,6 +27,7 @@
 #include "secrets.h"
 #include "signals.h"
 #include "stdio_fds.h"
+#include "syscalls.h"
 
 namespace {
 
@@ -160,6 +161,14 @@ void watch_for_supervisor_death(const run_ctx *ctx)
     sigprocmask(SIG_UNBLOCK, &held, nullptr);
 }
 
+/* Init's fds 0-2 are the sandbox's stdio pipes. Left to _exit, their last close would wait
+ * for the namespaces' teardown (the kernel defers it past that), and the supervisor's relay,
+ * which ends at their EOF, with it: ~0.25 ms of every run whose output is a pipe. */
+void release_descriptors_before_exit()
+{
+    sys_close_range(0, ~0u, 0);
+}
+
 [[noreturn]] void reap_until_exit(const run_ctx *ctx, pid_t command, exit_notice *notice)
 {
     watch_for_supervisor_death(ctx);
@@ -181,6 +190,7 @@ void watch_for_supervisor_death(const run_ctx *ctx)
         if (pid == command) {
             if (!ctx->pid_ns)
                 end_leftover_children();
+            release_descriptors_before_exit();
             exit_notice_post(notice, exit_code_of(status));
             _exit(exit_code_of(status));
         }
