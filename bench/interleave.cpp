@@ -13,6 +13,9 @@
 //
 // GAP_MS (environment): milliseconds idle before each run, as an agent's commands are seconds
 // apart; the CPUs then wake from idle for each run, which slows every command a little.
+// OUTPUT=pipe (environment): stdout and stderr are one pipe that the benchmark reads to its
+// end, as an agent's harness reads a command's output; a run then lasts until the command
+// has exited and its output has reached EOF.
 //
 // Output, one JSON object per command and line: name, runs, median and min (ms), and
 // added_median: the median over rounds of (this command - the first command), in ms.
@@ -47,19 +50,50 @@ double now_ms()
     return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
-// One run of `c`: its wall time from spawn to reaped, in ms.
+bool output_to_pipe()
+{
+    const char *output = std::getenv("OUTPUT");
+    return output != nullptr && std::strcmp(output, "pipe") == 0;
+}
+
+// Reads `fd` to its end and closes it.
+void drain(int fd)
+{
+    char buf[4096];
+    while (read(fd, buf, sizeof buf) > 0) {
+    }
+    close(fd);
+}
+
+// One run of `c`: its wall time from spawn to reaped (and, with OUTPUT=pipe, to the output's
+// EOF), in ms.
 double run_once(const Command &c)
 {
+    static const bool to_pipe = output_to_pipe();
+    int out[2] = {-1, -1};
+    if (to_pipe && pipe2(out, O_CLOEXEC) != 0) {
+        std::perror("bench_interleave: pipe2");
+        std::exit(1);
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    if (to_pipe) {
+        posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+        posix_spawn_file_actions_adddup2(&fa, out[1], 2);
+    } else {
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    }
     if (!c.fd3_file.empty())
         posix_spawn_file_actions_addopen(&fa, 3, c.fd3_file.c_str(), O_RDONLY, 0);
     const double start = now_ms();
     pid_t pid = 0;
     int err = posix_spawnp(&pid, c.argv[0], &fa, nullptr, c.argv.data(), environ);
+    if (to_pipe) {
+        close(out[1]);
+        drain(out[0]);
+    }
     int status = 0;
     if (err == 0)
         waitpid(pid, &status, 0);

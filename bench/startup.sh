@@ -1,13 +1,14 @@
 #!/bin/sh
 # bench/startup.sh BUILD_DIR — start-up cost of `tartaros-exec plan -- /bin/true` against bare
-# /bin/true and against bubblewrap confining the same policy, in three hyperfine runs and one
-# interleaved run:
+# /bin/true and against bubblewrap confining the same policy, in three hyperfine runs and two
+# interleaved runs:
 #  1. without a shell (-N): bubblewrap as it is usually run, without a seccomp filter;
 #  2. equivalent isolation: bubblewrap also loads our plan's seccomp program (`--seccomp 3`
 #     with the program on fd 3). Passing an fd needs a shell, so this run goes through
 #     hyperfine's shell (whose spawn time hyperfine subtracts; bare pays it too).
 #  3. the first two runs' four commands in turn, each round running each once (bench_interleave):
-#     a drifting machine then slows them alike, which two hyperfine blocks cannot promise;
+#     a drifting machine then slows them alike, which two hyperfine blocks cannot promise; once
+#     with the output on /dev/null, once on a pipe that is read to its end, as an agent's is;
 #  4. the network modes, without a shell: the same policy as is (mode none), plus
 #     `[network] allow_domains` (proxy: tartaros-proxy starts next to tartaros-exec and init
 #     waits for its "ready"), plus `local_ports` (ports: the same proxy, relaying one port);
@@ -168,17 +169,15 @@ EOF
 done
 # 3. The same four commands in turn: each round runs bare, tartaros-exec, bwrap and bwrap with
 # the filter once each (the order rotated), so a drifting machine slows them alike; a command's
-# added time is the median over rounds of its time minus bare's in the same round.
-# shellcheck disable=SC2086
-"$INTERLEAVE" "$RUNS" "$WARMUP" ::: bare /bin/true ::: tartaros-exec $OURS /bin/true \
-  ::: bwrap $BWRAP /bin/true ::: "bwrap --seccomp@3=$TMP/filter.bpf" $BWRAP_SECCOMP /bin/true \
-  >"$OUT/startup-interleaved.jsonl"
-python3 - "$OUT/startup-interleaved.jsonl" <<'EOF'
+# added time is the median over rounds of its time minus bare's in the same round. Once with
+# the output on /dev/null, once on a pipe read to its end (OUTPUT=pipe), as an agent reads it.
+report_interleaved() {
+python3 - "$1" "$2" <<'EOF'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
 res = {r["name"]: r for r in rows}
 print()
-print("interleaved (%d rounds):" % rows[0]["runs"])
+print("interleaved, output %s (%d rounds):" % (sys.argv[2], rows[0]["runs"]))
 print()
 print("| command | median ms | min ms | added ms (median of rounds) | added ms (min) |")
 print("|---|---:|---:|---:|---:|")
@@ -196,6 +195,15 @@ for theirs in ("bwrap", "bwrap --seccomp"):
               % (theirs, stat, ratio, "met" if ratio <= 1 / 4 else "NOT met"), end="")
 print()
 EOF
+}
+for output in null pipe; do
+  jsonl=$OUT/startup-interleaved.jsonl
+  [ $output = pipe ] && jsonl=$OUT/startup-interleaved-pipe.jsonl
+  # shellcheck disable=SC2086
+  OUTPUT=$output "$INTERLEAVE" "$RUNS" "$WARMUP" ::: bare /bin/true ::: tartaros-exec $OURS /bin/true \
+    ::: bwrap $BWRAP /bin/true ::: "bwrap --seccomp@3=$TMP/filter.bpf" $BWRAP_SECCOMP /bin/true >"$jsonl"
+  report_interleaved "$jsonl" "$([ $output = pipe ] && echo 'to a pipe' || echo 'on /dev/null')"
+done
 hyperfine -N --warmup "$WARMUP" --runs "$RUNS" \
   --export-json "$OUT/startup-network.json" --export-markdown "$OUT/startup-network.md" \
   -n bare "/bin/true" \
