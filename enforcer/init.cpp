@@ -213,13 +213,19 @@ void init_main(run_ctx *ctx, int release_fd, int status_fd)
     tie_to_supervisor(ctx);
     wait_for_release(release_fd);
     report_to_supervisor(status_fd);
-    exit_notice_arm(ctx->exit_notice);
     enter_cgroup_namespace(ctx);
     leave_terminal_session();
+    /* The early command makes the network namespace, the longest step of all, so it starts
+     * as soon as it can be in init's cgroup namespace and session; but after the terminal,
+     * when there is one: a process has the controlling terminal its parent had at the clone. */
+    const bool terminal = ctx->stdio->terminal >= 0;
+    command_launch launch = terminal ? command_launch{-1, -1} : launch_early(ctx);
+    exit_notice_arm(ctx->exit_notice);
     if (!ctx->pid_ns)
         prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     stdio_open_terminal(ctx);
-    command_launch launch = launch_early(ctx);
+    if (terminal)
+        launch = launch_early(ctx);
     const char *cwd = working_directory();
     mount_tree *tree = ctx->mount_layer ? mounts_capture(ctx) : nullptr;
     landlock_check_paths(ctx);
