@@ -1,7 +1,7 @@
 /* enforcer/setup_calls.h — the system calls the command still makes after loading the plan's
  * filter early, and whether a filter lets every one of them through.
  *
- * Loading the filter costs the command about 0.12 ms here (the kernel converts the program
+ * Loading the filter costs the command about 0.1 ms here (the kernel converts the program
  * and JIT-compiles it). The early command spends longer than that waiting for init to finish
  * the mount tree and the Landlock ruleset (launch.h), so it loads the filter there, off the
  * critical path, instead of as its last step before exec. From then on the command's own

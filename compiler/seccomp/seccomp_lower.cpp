@@ -1,6 +1,7 @@
 // compiler/seccomp/seccomp_lower.cpp — lowers a Profile to classic BPF with libseccomp (see
 // seccomp_lower.h). libseccomp decides the shape (a binary tree over syscall numbers); this
-// file only says which rules exist. Everything it produces is re-checked by verify_seccomp.
+// file only says which rules exist, and bpf_shrink.h shortens the argument tests libseccomp
+// can only spell as masked equalities. Everything it produces is re-checked by verify_seccomp.
 #include "seccomp_lower.h"
 
 #include <seccomp.h>
@@ -15,6 +16,7 @@
 #include <stdexcept>
 
 #include "bpf_check.h"
+#include "bpf_shrink.h"
 #include "seccomp_cube.h"
 
 namespace tartaros::seccomp {
@@ -157,7 +159,7 @@ std::vector<tp_bpf_insn> lower_seccomp(const Profile &profile)
             throw std::logic_error("seccomp profile: argument cases need `otherwise` = allow");
         add_cases(f, rule, added);
     }
-    std::vector<tp_bpf_insn> prog = f.export_bpf();
+    std::vector<tp_bpf_insn> prog = shrink_bpf(f.export_bpf());
     if (prog.size() > TP_BPF_MAXINSNS)
         throw std::runtime_error("the filter would be " + std::to_string(prog.size()) +
                                  " instructions long, the kernel's limit is " + std::to_string(TP_BPF_MAXINSNS) +

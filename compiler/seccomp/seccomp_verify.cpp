@@ -195,8 +195,10 @@ std::map<uint32_t, std::set<uint32_t>> comparison_edges(std::span<const tp_bpf_i
             if (in.code == (TP_BPF_JMP | TP_BPF_JA)) {
                 add_source(at[i + 1 + in.k], s);
             } else if (cls == TP_BPF_JMP) {
+                /* jset tests `A & k != 0`: the bits of k under the mask, each flipped from 0 */
                 if (s.word >= kFirstArgWord && TP_BPF_SRC(in.code) == TP_BPF_K)
-                    add_edges(in.k, s.mask, edges[s.word]);
+                    TP_BPF_OP(in.code) == TP_BPF_JSET ? add_edges(0, s.mask & in.k, edges[s.word])
+                                                      : add_edges(in.k, s.mask, edges[s.word]);
                 add_source(at[i + 1 + in.jt], s);
                 add_source(at[i + 1 + in.jf], s);
             } else {
