@@ -163,7 +163,7 @@ void watch_for_supervisor_death(const run_ctx *ctx)
 
 /* Init's fds 0-2 are the sandbox's stdio pipes. Left to _exit, their last close would wait
  * for the namespaces' teardown (the kernel defers it past that), and the supervisor's relay,
- * which ends at their EOF, with it: ~0.25 ms of every run whose output is a pipe. */
+ * which ends at their EOF, with it: 0.2-0.3 ms of every run whose output is a pipe. */
 void release_descriptors_before_exit()
 {
     sys_close_range(0, ~0u, 0);

@@ -63,6 +63,24 @@ bool is_conditional(const Node &n)
     return is_jump(n) && n.code != kJa;
 }
 
+// What the passes rely on (tp_bpf_check asks more, and a length within the kernel's limit,
+// which libseccomp's covers may exceed until shrunk): every jump lands inside the program,
+// forward, and the last instruction returns.
+bool well_formed(std::span<const tp_bpf_insn> prog)
+{
+    if (prog.empty() || TP_BPF_CLASS(prog.back().code) != TP_BPF_RET)
+        return false;
+    for (size_t i = 0; i < prog.size(); i++) {
+        const tp_bpf_insn &in = prog[i];
+        if (TP_BPF_CLASS(in.code) != TP_BPF_JMP)
+            continue;
+        const uint64_t far = in.code == kJa ? uint64_t{in.k} : std::max(in.jt, in.jf);
+        if (i + 1 + far >= prog.size())
+            return false;
+    }
+    return true;
+}
+
 Prog decode(std::span<const tp_bpf_insn> prog)
 {
     Prog out(prog.size());
@@ -484,8 +502,8 @@ Prog merge_bit_tests(Prog p)
 std::vector<tp_bpf_insn> shrink_bpf(std::span<const tp_bpf_insn> prog)
 {
     const std::vector<tp_bpf_insn> unchanged(prog.begin(), prog.end());
-    if (prog.empty())
-        return unchanged;
+    if (!well_formed(prog))
+        return unchanged; /* verify_seccomp refuses it */
     const Prog p = decode(prog);
     const Preds preds = predecessors(p);
     Rewrite rw(p);

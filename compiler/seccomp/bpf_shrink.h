@@ -24,7 +24,7 @@
 //
 // Invariants: the result returns what `prog` returns for every seccomp_data; it is never
 // longer; it only jumps forward. When a rewritten jump would not fit a conditional jump's 8-bit
-// offset, `prog` comes back unchanged.
+// offset, or a jump of `prog` leaves it, `prog` comes back unchanged.
 #pragma once
 
 #include <span>

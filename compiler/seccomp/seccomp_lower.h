@@ -5,7 +5,8 @@
 // raw. Each argument test becomes SCMP_CMP_MASKED_EQ comparisons with a mask inside the low 32
 // bits (never a plain EQ, which compares all 64 bits and is bypassable), one per cube of
 // seccomp_cube.h: In as one comparison per value, AnyBit as one per bit, NoBit as one, NotIn as
-// a cover of the complement by masked prefixes; several tests on one argument (the policy's
+// a cover of the complement by masked prefixes (bpf_shrink.h folds those back into interval
+// comparisons after the export); several tests on one argument (the policy's
 // rules cut down by earlier cases) as the intersections of their cubes, so each libseccomp
 // rule compares an argument once. The result is not trusted: verify_seccomp() checks it
 // before it enters a plan.

@@ -201,6 +201,12 @@ TEST_CASE("bpf_shrink: what it cannot read is returned unchanged, and never a lo
         framed({ld(16), BPF_STMT(BPF_LDX | BPF_W | BPF_IMM, 5), BPF_JUMP(BPF_JMP | BPF_JGT | BPF_X, 0, 0, 1),
                 ret(kDeny), BPF_STMT(BPF_ALU | BPF_ADD | BPF_K, 1), jeq(3, 0, 1), ret(kOther), ret(kAllow)});
     CHECK(same(shrink_bpf(with_x), with_x));
+    // A jump out of the program, or no return at its end: not read at all (verify_seccomp
+    // refuses such a program).
+    const Prog jumps_out = {ld(16), BPF_JUMP(BPF_JMP | BPF_JA, 7, 0, 0), and_k(0xfffffff0), ret(kAllow)};
+    CHECK(same(shrink_bpf(jumps_out), jumps_out));
+    const Prog no_return = {ld(16), and_k(0xfffffff0), jeq(0x10, 0, 0)};
+    CHECK(same(shrink_bpf(no_return), no_return));
     for (const std::vector<uint32_t> &excluded : {std::vector<uint32_t>{0}, {0xffffffffu}, {5, 6}, {0x80000000u}}) {
         const Prog chain = not_in_chain(excluded);
         const Prog shrunk = shrink_bpf(chain);
