@@ -30,10 +30,50 @@
 
 namespace {
 
-/* An empty tmpfs over a directory (names hidden too), sealed read-only after the last step
- * so that binds beneath it can still get their mountpoints. */
+/* Whether a step of the plan mounts something strictly beneath `path`: its mountpoint would
+ * be made in a mask there. */
+bool steps_beneath(const mount_tree *t, const char *path)
+{
+    const size_t len = strlen(path);
+    for (uint32_t i = 0; i < t->ctx->plan->mount_count; i++) {
+        const char *p = step_path(t, &t->ctx->plan->mounts[i]);
+        if (strncmp(p, path, len) == 0 && p[len] == '/')
+            return true;
+    }
+    return false;
+}
+
+/* A mask nothing is mounted beneath: the first is an empty tmpfs made read-only (with the
+ * other sealed attributes) at once, each later one a clone of that mount, not recursive (a
+ * step may stack a mount on it). A clone costs a fraction of a filesystem of its own: about
+ * 20 µs less per mask here, and examples/agent.toml has 9. */
+void mask_with_shared_tmpfs(mount_tree *t, const tp_mount *m, int fd)
+{
+    int mask = -1;
+    if (t->shared_mask < 0) {
+        fs_option mode = {"mode", "0755"};
+        mask = new_filesystem("tmpfs", &mode, 1, kSealedFile);
+    } else {
+        mask = clone_one_mount(t->shared_mask);
+    }
+    if (mask < 0)
+        return step_failed(t, m, t->shared_mask < 0 ? "tmpfs" : "clone of the masks' tmpfs", errno);
+    if (!attach_mount(mask, fd)) {
+        step_failed(t, m, "move_mount of the tmpfs over it", errno);
+        close(mask);
+    } else if (t->shared_mask < 0) {
+        t->shared_mask = mask;
+    } else {
+        close(mask);
+    }
+}
+
+/* An empty tmpfs over a directory (names hidden too). With a step beneath it, one of its own,
+ * sealed read-only after the last step so that the step can still get its mountpoint. */
 void mask_directory(mount_tree *t, const tp_mount *m, int fd, const char *path)
 {
+    if (!steps_beneath(t, path))
+        return mask_with_shared_tmpfs(t, m, fd);
     fs_option mode = {"mode", "0755"};
     int tmpfs = new_filesystem("tmpfs", &mode, 1, kSealedFile & ~kuapi::MOUNT_ATTR_RDONLY);
     if (tmpfs < 0) {

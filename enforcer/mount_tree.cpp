@@ -114,6 +114,11 @@ int clone_mount(int fd)
     return sys_open_tree(fd, "", kuapi::OPEN_TREE_CLONE | kuapi::OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 }
 
+int clone_one_mount(int fd)
+{
+    return sys_open_tree(fd, "", kuapi::OPEN_TREE_CLONE | kuapi::OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+}
+
 bool attach_mount(int mount_fd, int target_fd)
 {
     return sys_move_mount(mount_fd, "", target_fd, "",

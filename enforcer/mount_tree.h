@@ -41,6 +41,8 @@ struct mount_tree {
     int root;                  /* the root being built: host_root, or the staging tmpfs of ROOT_EMPTY */
     bool staged;               /* ROOT_EMPTY: `root` becomes "/" by pivot_root after the last step */
     int devnull;               /* O_PATH of the host's /dev/null, cloned for every file mask */
+    int shared_mask;           /* the first directory mask nothing is mounted beneath, cloned for
+                                  the others (denies.cpp); -1 before it */
     captured_source *captured; /* one per step */
     made_tmpfs *tmpfs;
     uint32_t tmpfs_count;
@@ -74,7 +76,8 @@ struct fs_option {
     const char *value; /* NULL: a flag option */
 };
 int new_filesystem(const char *type, const fs_option *options, size_t count, uint64_t attrs);
-int clone_mount(int fd); /* detached recursive clone of the mount tree at fd */
+int clone_mount(int fd);     /* detached recursive clone of the mount tree at fd */
+int clone_one_mount(int fd); /* detached clone of the mount at fd alone, none stacked on or beneath it */
 bool attach_mount(int mount_fd, int target_fd);
 bool set_mount_attrs(int mount_fd, uint64_t attrs, bool recursive);
 

@@ -183,6 +183,7 @@ mount_tree *mounts_capture(const run_ctx *ctx)
         fail(EXIT_STARTUP, "cannot open /: %s", strerror(errno));
     t->root = t->host_root;
     t->devnull = open_cloexec("/dev/null", O_PATH);
+    t->shared_mask = -1;
     capture_sources(t);
     return t;
 }

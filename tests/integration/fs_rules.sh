@@ -87,7 +87,7 @@ expect secretdir_file "$DENIED_READ"
 expect allow_in_deny ok "read_allows under a read_deny"
 expect allow_in_deny.data allowed-inside-deny
 expect hidden_ls "ok|$DENIED_READ"
-expect hidden_ls.names "|<missing>" "a masked directory shows no names"
+expect hidden_ls.names "|<missing>" "a masked directory shows no names, not another mask's mountpoint"
 expect hidden_file "$DENIED_READ"
 expect tilde_deny "$DENIED_READ" "~ is the compiling user's HOME"
 expect tilde_ls.names "|<missing>"
