@@ -31,7 +31,10 @@
 namespace {
 
 /* Whether a step of the plan mounts something strictly beneath `path`: its mountpoint would
- * be made in a mask there. */
+ * be made in a mask there. Decided here, not marked in the plan by the compiler: where
+ * mountpoints get made is this mount code's own doing (mountpoint_for), so a plan flag would
+ * promise something about an enforcer other than the one that reads it; the check is one
+ * string compare per step. */
 bool steps_beneath(const mount_tree *t, const char *path)
 {
     const size_t len = strlen(path);

@@ -45,6 +45,7 @@ $PROBE secret_file_stat stat $T/data/secret.txt
 $PROBE secretdir_ls ls $T/data/secretdir
 $PROBE secretdir_file read $T/data/secretdir/s.txt
 $PROBE allow_in_deny read $T/data/secretdir/allowed/ok.txt
+$PROBE hidden_mkdir mkdir $T/data/hidden/planted
 $PROBE hidden_ls ls $T/data/hidden
 $PROBE hidden_file read $T/data/hidden/h.txt
 $PROBE tilde_deny read $T/home/.ssh/id_rsa
@@ -90,7 +91,8 @@ expect hidden_ls "ok|$DENIED_READ"
 expect hidden_ls.names "|<missing>" "a masked directory shows no names, not another mask's mountpoint"
 expect hidden_file "$DENIED_READ"
 expect tilde_deny "$DENIED_READ" "~ is the compiling user's HOME"
-expect tilde_ls.names "|<missing>"
+expect tilde_ls.names "|<missing>" "nor a name planted in another mask (masks may share one tmpfs)"
+expect hidden_mkdir "EROFS|EACCES|EPERM" "nothing can be made in a masked directory"
 expect home_other ok
 expect home2_secret "$DENIED_READ" "a read-denied directory that holds a writable root"
 expect home2_ls.names "(proj)?|<missing>"
