@@ -67,7 +67,7 @@ fuzz: fuzz-build
 # Every C and C++ source through the one formatter (.clang-format); tests/format_check.sh
 # checks it.
 format:
-	find compiler enforcer ir proxy shared tests bench \( -name '*.cpp' -o -name '*.h' -o -name '*.c' \) -print0 | \
+	find compiler enforcer front ir proxy shared tests bench \( -name '*.cpp' -o -name '*.h' -o -name '*.c' \) -print0 | \
 	    xargs -0 clang-format -i
 
 bench: build

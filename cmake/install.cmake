@@ -1,7 +1,8 @@
 # The installed layout and the Debian package (`make install`, `make deb`; docs/install.md).
 #
 #   bin/                                   tartaros, tartaros-compile, tartaros-exec
-#   libexec/tartaros/                      tartaros-proxy: a helper, run by tartaros-exec only
+#   libexec/tartaros/                      tartaros-proxy, run by tartaros-exec only; tartaros-cli,
+#                                          run by tartaros only
 #   share/man/man1, man5                   tartaros(1), tartaros-compile(1), tartaros-exec(1),
 #                                          tartaros-policy(5), generated at build time
 #   share/bash-completion/completions/     tartaros
@@ -10,8 +11,10 @@
 #   share/doc/tartaros/                    copyright, README.md, the docs/ pages, examples/
 #
 # Every destination is relative to the prefix, which is chosen when installing (`cmake --install
-# --prefix`; CPack's is /usr), never baked into a binary: tartaros-exec finds tartaros-proxy
-# relative to its own directory (TARTAROS_HELPER_FROM_BINDIR below, enforcer/egress.cpp).
+# --prefix`; CPack's is /usr), never baked into a binary: tartaros-exec finds tartaros-proxy and
+# tartaros finds tartaros-cli relative to their own directory (TARTAROS_HELPER_FROM_BINDIR
+# below), and tartaros-cli finds tartaros-exec the other way (TARTAROS_BINDIR_FROM_HELPER);
+# shared/sibling_path.h.
 include(GNUInstallDirs)
 set(CMAKE_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
     WORLD_READ WORLD_EXECUTE)
@@ -20,12 +23,16 @@ set(TARTAROS_HELPER_DIR ${CMAKE_INSTALL_LIBEXECDIR}/tartaros)
 cmake_path(ABSOLUTE_PATH CMAKE_INSTALL_BINDIR BASE_DIRECTORY /prefix OUTPUT_VARIABLE bindir_abs)
 cmake_path(ABSOLUTE_PATH TARTAROS_HELPER_DIR BASE_DIRECTORY /prefix OUTPUT_VARIABLE helper_abs)
 file(RELATIVE_PATH helper_from_bindir ${bindir_abs} ${helper_abs})
+file(RELATIVE_PATH bindir_from_helper ${helper_abs} ${bindir_abs})
 target_compile_definitions(tartaros-exec PRIVATE TARTAROS_HELPER_FROM_BINDIR="${helper_from_bindir}")
+target_compile_definitions(tartaros PRIVATE TARTAROS_HELPER_FROM_BINDIR="${helper_from_bindir}")
+set_property(SOURCE ${PROJECT_SOURCE_DIR}/compiler/cli/run_command.cpp DIRECTORY compiler APPEND PROPERTY
+             COMPILE_DEFINITIONS TARTAROS_BINDIR_FROM_HELPER="${bindir_from_helper}")
 set_property(SOURCE ${PROJECT_SOURCE_DIR}/compiler/cli/cli_docs.cpp DIRECTORY compiler APPEND PROPERTY
              COMPILE_DEFINITIONS TARTAROS_HELPER_FROM_BINDIR="${helper_from_bindir}")  # tartaros-exec(1)
 
 install(TARGETS tartaros tartaros-compile tartaros-exec RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS tartaros-proxy RUNTIME DESTINATION ${TARTAROS_HELPER_DIR})
+install(TARGETS tartaros-proxy tartaros-cli RUNTIME DESTINATION ${TARTAROS_HELPER_DIR})
 
 # The man pages, compressed as Debian ships them (gzip -n: no name or time in the header, so
 # the same page compresses to the same bytes).

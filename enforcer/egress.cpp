@@ -23,6 +23,7 @@
 #include "run_limits.h"
 #include "sealed_memfd.h"
 #include "secrets.h"
+#include "sibling_path.h"
 #include "write_all.h"
 
 namespace {
@@ -56,49 +57,19 @@ alignas(16) char g_proxy_stack[16 << 10];
 #define TARTAROS_HELPER_FROM_BINDIR ""
 #endif
 
-/* `dir`/`rel`/tartaros-proxy into `out`, each leading "../" of `rel` taken off `dir` (the
- * directory of /proc/self/exe, which has no symlinks, so textually is exactly). False when it
- * does not fit or climbs above "/". */
-bool join_helper(char *out, size_t size, const char *dir, size_t dir_len, const char *rel)
-{
-    while (strncmp(rel, "../", 3) == 0 || strcmp(rel, "..") == 0) {
-        while (dir_len > 0 && dir[dir_len - 1] != '/')
-            dir_len--;
-        if (dir_len == 0)
-            return false;
-        dir_len--; /* the slash itself; "/usr" becomes "" (the root) */
-        rel += rel[2] == '/' ? 3 : 2;
-    }
-    int n = snprintf(out, size, "%.*s/%s%s%s", (int)dir_len, dir, rel, *rel ? "/" : "", kProxyName);
-    return n > 0 && (size_t)n < size;
-}
-
-/* tartaros-proxy, never through $PATH: next to tartaros-exec (the build tree's bin/, or a copy
- * of both in one directory), else in the helper directory relative to it (an installation:
- * /usr/bin/tartaros-exec runs /usr/libexec/tartaros/tartaros-proxy, whatever the prefix or
- * DESTDIR). */
+/* tartaros-proxy, never through $PATH (shared/sibling_path.h): next to tartaros-exec, else in
+ * the helper directory relative to it. */
 const char *proxy_path()
 {
-    static char self[PATH_MAX], beside[PATH_MAX], helper[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        fail(EXIT_STARTUP, "cannot find tartaros-proxy: readlink /proc/self/exe: %s", strerror(errno));
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    size_t dir_len = slash ? (size_t)(slash - self) : 0;
-    if (!join_helper(beside, sizeof beside, self, dir_len, ""))
-        fail(EXIT_STARTUP, "cannot find tartaros-proxy: the path of tartaros-exec is too long");
-    if (access(beside, X_OK) == 0)
-        return beside;
-    int beside_errno = errno;
-    const char *rel = TARTAROS_HELPER_FROM_BINDIR;
-    if (rel[0] != '\0' && join_helper(helper, sizeof helper, self, dir_len, rel)) {
-        if (access(helper, X_OK) == 0)
-            return helper;
-        fail(EXIT_STARTUP, "the plan's network relays need tartaros-proxy: %s: %s; %s: %s", beside,
-             strerror(beside_errno), helper, strerror(errno));
-    }
-    fail(EXIT_STARTUP, "the plan's network relays need %s: %s", beside, strerror(beside_errno));
+    static struct th_sibling where;
+    if (const char *path = th_find_sibling(kProxyName, TARTAROS_HELPER_FROM_BINDIR, &where))
+        return path;
+    if (where.beside[0] == '\0')
+        fail(EXIT_STARTUP, "cannot find tartaros-proxy: the path of tartaros-exec: %s", strerror(where.beside_errno));
+    if (where.installed[0] != '\0')
+        fail(EXIT_STARTUP, "the plan's network relays need tartaros-proxy: %s: %s; %s: %s", where.beside,
+             strerror(where.beside_errno), where.installed, strerror(where.installed_errno));
+    fail(EXIT_STARTUP, "the plan's network relays need %s: %s", where.beside, strerror(where.beside_errno));
 }
 
 int host_listener(uint16_t port)

@@ -11,6 +11,6 @@ while IFS= read -r -d '' file; do
         echo "not formatted: $file: $(printf '%s\n' "$out" | head -1)"
         status=1
     fi
-done < <(find compiler enforcer ir proxy shared tests bench \( -name '*.cpp' -o -name '*.h' -o -name '*.c' \) -print0 | sort -z)
+done < <(find compiler enforcer front ir proxy shared tests bench \( -name '*.cpp' -o -name '*.h' -o -name '*.c' \) -print0 | sort -z)
 [ "$status" -eq 0 ] && echo "every source is formatted"
 exit "$status"

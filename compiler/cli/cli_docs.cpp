@@ -39,9 +39,11 @@ std::string man_page_names()
 
 constexpr std::string_view kAbout =
     "TartarOS runs a command in a sandbox for AI coding agents. `tartaros run` turns its flags, "
-    "and the policy file given with --config, into a verified plan in memory and hands it to "
-    "tartaros-exec (next to this binary) on a sealed memfd: the same enforcer as "
-    "`tartaros-exec PLAN`, never a second one.";
+    "and the policy file given with --config, into a verified plan in memory (or takes it from "
+    "its plan cache) and hands it to tartaros-exec (next to this binary) on a sealed memfd: the "
+    "same enforcer as `tartaros-exec PLAN`, never a second one. tartaros is a small launcher that "
+    "starts a cached plan itself and runs everything else through tartaros-cli, the compiler, "
+    "found next to it or in the helper directory.";
 
 constexpr std::string_view kRunExit =
     "The command's own status, or 128+N when it died of signal N. 78: refused, nothing ran (a bad "

@@ -1,8 +1,9 @@
-// compiler/cli/cli_options.h — the `tartaros` command line as data: THE option table of
+// compiler/cli/cli_options.h — the `tartaros` command line as data: the option table of
 // `tartaros run` (one row per flag: its name, the kind of value it takes, the policy field it
-// sets, its help) and the subcommands. The parser below, --help, the bash and zsh
-// completions and the man page (cli_docs.h) are all generated from these tables, so a flag
-// exists everywhere or nowhere.
+// sets, its help), made from THE table in shared/run_line.h, and the subcommands. The parser
+// (shared/run_line.h's, which the `tartaros` launcher runs too), --help, the bash and zsh
+// completions and the man page (cli_docs.h) all read these tables, so a flag exists
+// everywhere or nowhere.
 //
 // Invariants: every RunFlag value has exactly one row in kRunOptions; names are unique and
 // start with "--"; a row has a metavar exactly when its kind is not ValueKind::None; a row
@@ -15,31 +16,15 @@
 #include <vector>
 
 #include "diagnostics.h"
+#include "run_line.h"
 
 namespace tartaros {
 
+// The flags of shared/run_line.h's table, numbered as there (tr_flag).
 enum class RunFlag {
-    Strict,
-    Write,
-    ReadDeny,
-    ReadAllow,
-    WriteDeny,
-    Port,
-    AllowDomain,
-    IsolatePids,
-    IsolateProc,
-    SeccompStrict,
-    Materialize,
-    MaxProcs,
-    InheritEnv,
-    Env,
-    PrivateTmp,
-    PrivateDir,
-    DenyUnix,
-    Log,
-    Config,
-    NoCache,
-    Help,
+#define TARTAROS_RUN_FLAG(flag, name, kind, metavar, field, help) flag,
+    TARTAROS_RUN_OPTIONS(TARTAROS_RUN_FLAG)
+#undef TARTAROS_RUN_FLAG
 };
 
 // What follows a flag; completions use it to offer files, directories or variable names.

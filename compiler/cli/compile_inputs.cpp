@@ -1,9 +1,10 @@
 // compiler/cli/compile_inputs.cpp — see compile_inputs.h.
 #include "compile_inputs.h"
 
-#include <sys/stat.h>
+#include <new>
 
 #include "domains.h"
+#include "host_answer.h"
 #include "lower_fs.h"
 #include "paths.h"
 
@@ -21,35 +22,15 @@ std::string joined_entries(const std::vector<std::string> &names)
     return out;
 }
 
-// Changes to a file's bytes change its size or mtime, and any change its ctime, which no
-// unprivileged caller can set back.
-std::string identity(const std::string &path)
-{
-    struct stat st {};
-    if (stat(path.c_str(), &st) != 0)
-        return "absent";
-    return std::to_string(st.st_dev) + ':' + std::to_string(st.st_ino) + ':' + std::to_string(st.st_mode) + ':' +
-        std::to_string(st.st_size) + ':' + std::to_string(st.st_mtim.tv_sec) + '.' +
-        std::to_string(st.st_mtim.tv_nsec) + ':' + std::to_string(st.st_ctim.tv_sec) + '.' +
-        std::to_string(st.st_ctim.tv_nsec);
-}
-
 }  // namespace
 
 std::string answer_now(InputKind kind, const std::string &path)
 {
-    const HostView &host = real_host();
-    switch (kind) {
-    case InputKind::Content: {
-        std::string text, err;
-        return read_file(path, text, err) ? text : std::string("\0unreadable", 11);
-    }
-    case InputKind::Kind: return std::to_string(static_cast<int>(host.kind(path)));
-    case InputKind::LinkTarget: return host.read_link(path);
-    case InputKind::Entries: return joined_entries(host.entries(path));
-    case InputKind::Identity: return identity(path);
-    }
-    return {};
+    th_owned_text answer;
+    th_answer(static_cast<th_question>(kind), path.c_str(), &answer);
+    if (answer.failed)
+        throw std::bad_alloc();
+    return std::string(answer.data, answer.len);
 }
 
 HostKind RecordingHost::kind(const std::string &path) const

@@ -20,17 +20,19 @@
 #include <vector>
 
 #include "frontend_dsl.h"
+#include "host_answer.h"
 #include "host_view.h"
 #include "policy.h"
 
 namespace tartaros {
 
+// The questions of shared/host_answer.h, which answers them for the compile and for a lookup.
 enum class InputKind : uint8_t {
-    Content = 1,     // a policy file's bytes, as the front-end read them
-    Kind = 2,        // HostView::kind (lstat)
-    LinkTarget = 3,  // HostView::read_link
-    Entries = 4,     // HostView::entries, NUL-separated
-    Identity = 5,    // stat (following symlinks): device, inode, size, times; "absent" if none
+    Content = TH_CONTENT,         // a policy file's bytes, as the front-end read them
+    Kind = TH_KIND,               // HostView::kind (lstat)
+    LinkTarget = TH_LINK_TARGET,  // HostView::read_link
+    Entries = TH_ENTRIES,         // HostView::entries, NUL-separated
+    Identity = TH_IDENTITY,       // stat (following symlinks): device, inode, size, times; "absent" if none
 };
 
 struct Input {

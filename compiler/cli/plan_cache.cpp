@@ -8,11 +8,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <string_view>
 
 #include "paths.h"
+#include "plan_cache_entry.h"
 #include "plan_reader.h"
 #include "tartaros_version.h"
 
@@ -20,11 +20,8 @@ namespace tartaros {
 
 namespace {
 
-constexpr std::string_view kMagic = "tartaros-cache1\n";  // the format: a new one misses every old entry
-constexpr uint32_t kChecksumOffset = 16;
-constexpr uint32_t kHeaderSize = 24;
-constexpr off_t kMaxEntrySize = 64 << 20;
-constexpr std::string_view kSuffix = ".plan";
+constexpr std::string_view kMagic(TC_MAGIC, TC_MAGIC_SIZE);
+constexpr std::string_view kSuffix = TC_SUFFIX;
 
 // A descriptor closed at the end of its scope.
 class Fd {
@@ -43,7 +40,7 @@ private:
     int fd_;
 };
 
-// ---- the entry's bytes: native byte order (the cache never leaves its machine) -------------
+// ---- the entry's bytes (shared/plan_cache_entry.h) -------------------------------------
 
 class Writer {
 public:
@@ -61,85 +58,6 @@ public:
 private:
     std::vector<uint8_t> out_;
 };
-
-class Reader {
-public:
-    Reader(const std::vector<uint8_t> &in, size_t at) : in_(in), at_(at) {}
-    uint32_t u32()
-    {
-        uint32_t v = 0;
-        if (in_.size() - at_ < 4) {
-            ok_ = false;
-            return 0;
-        }
-        std::memcpy(&v, in_.data() + at_, 4);
-        at_ += 4;
-        return v;
-    }
-    std::string bytes()
-    {
-        const uint32_t n = u32();
-        if (!ok_ || in_.size() - at_ < n) {
-            ok_ = false;
-            return {};
-        }
-        std::string s(reinterpret_cast<const char *>(in_.data() + at_), n);
-        at_ += n;
-        return s;
-    }
-    bool done() const { return ok_ && at_ == in_.size(); }
-    bool ok() const { return ok_; }
-
-private:
-    const std::vector<uint8_t> &in_;
-    size_t at_;
-    bool ok_ = true;
-};
-
-bool valid_kind(uint32_t kind)
-{
-    return kind >= static_cast<uint32_t>(InputKind::Content) && kind <= static_cast<uint32_t>(InputKind::Identity);
-}
-
-// ---- trust ----------------------------------------------------------------------------
-
-// Only the caller can have written what `st` describes (see plan_cache.h).
-bool callers_own(const struct stat &st)
-{
-    return st.st_uid == geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
-}
-
-bool trusted_directory(int dir)
-{
-    struct stat st {};
-    return fstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && callers_own(st);
-}
-
-std::optional<std::vector<uint8_t>> read_trusted_file(int dir, const std::string &name)
-{
-    const Fd fd(openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-    struct stat st {};
-    if (fd.get() < 0 || fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || !callers_own(st) || st.st_nlink != 1 ||
-        st.st_size < kHeaderSize || st.st_size > kMaxEntrySize)
-        return std::nullopt;
-    std::vector<uint8_t> bytes(static_cast<size_t>(st.st_size));
-    size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = read(fd.get(), bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return std::nullopt;  // shorter than its size said: being replaced, or damaged
-        done += static_cast<size_t>(n);
-    }
-    return bytes;
-}
-
-bool inputs_unchanged(const std::vector<Input> &inputs)
-{
-    return std::all_of(inputs.begin(), inputs.end(),
-                       [](const Input &input) { return answer_now(input.kind, input.path) == input.answer; });
-}
 
 // ---- writing --------------------------------------------------------------------------
 
@@ -188,7 +106,7 @@ std::vector<uint8_t> encode_cache_entry(const CacheEntry &entry)
 {
     Writer w;
     w.out().assign(kMagic.begin(), kMagic.end());
-    w.out().resize(kHeaderSize, 0);  // the checksum, set last
+    w.out().resize(TC_HEADER_SIZE, 0);  // the checksum, set last
     w.bytes(entry.key);
     w.bytes(entry.warnings);
     w.u32(static_cast<uint32_t>(entry.inputs.size()));
@@ -199,79 +117,73 @@ std::vector<uint8_t> encode_cache_entry(const CacheEntry &entry)
     }
     w.bytes(std::string_view(reinterpret_cast<const char *>(entry.plan.data()), entry.plan.size()));
     std::vector<uint8_t> &out = w.out();
-    const uint64_t checksum = tp_checksum(out.data(), static_cast<uint32_t>(out.size()), kChecksumOffset);
-    std::memcpy(out.data() + kChecksumOffset, &checksum, sizeof checksum);
+    const uint64_t checksum = tp_checksum(out.data(), static_cast<uint32_t>(out.size()), TC_CHECKSUM_OFFSET);
+    std::memcpy(out.data() + TC_CHECKSUM_OFFSET, &checksum, sizeof checksum);
     return std::move(out);
 }
 
+namespace {
+
+std::string text_of(tc_bytes b)
+{
+    return std::string(reinterpret_cast<const char *>(b.data), b.len);
+}
+
+CacheEntry entry_of(const tc_entry &parsed)
+{
+    CacheEntry entry;
+    entry.key = text_of(parsed.key);
+    entry.warnings = text_of(parsed.warnings);
+    const uint8_t *at = parsed.inputs;
+    for (uint32_t i = 0; i < parsed.input_count; ++i) {
+        tc_input in{};
+        at = tc_next_input(&parsed, at, &in);
+        entry.inputs.push_back({static_cast<InputKind>(in.question), text_of(in.path), text_of(in.answer)});
+    }
+    entry.plan.assign(parsed.plan.data, parsed.plan.data + parsed.plan.len);
+    return entry;
+}
+
+}  // namespace
+
 std::optional<CacheEntry> decode_cache_entry(const std::vector<uint8_t> &bytes)
 {
-    if (bytes.size() < kHeaderSize || bytes.size() > static_cast<size_t>(kMaxEntrySize) ||
-        std::memcmp(bytes.data(), kMagic.data(), kMagic.size()) != 0)
+    tc_entry parsed{};
+    if (!tc_entry_parse(bytes.data(), bytes.size(), &parsed))
         return std::nullopt;
-    uint64_t checksum = 0;
-    std::memcpy(&checksum, bytes.data() + kChecksumOffset, sizeof checksum);
-    if (checksum != tp_checksum(bytes.data(), static_cast<uint32_t>(bytes.size()), kChecksumOffset))
-        return std::nullopt;
-    Reader r(bytes, kHeaderSize);
-    CacheEntry entry;
-    entry.key = r.bytes();
-    entry.warnings = r.bytes();
-    const uint32_t count = r.u32();
-    for (uint32_t i = 0; r.ok() && i < count; ++i) {
-        const uint32_t kind = r.u32();
-        std::string path = r.bytes();
-        std::string answer = r.bytes();
-        if (!valid_kind(kind))
-            return std::nullopt;
-        entry.inputs.push_back({static_cast<InputKind>(kind), std::move(path), std::move(answer)});
-    }
-    const std::string plan = r.bytes();
-    if (!r.done())
-        return std::nullopt;
-    entry.plan.assign(plan.begin(), plan.end());
-    return entry;
+    return entry_of(parsed);
 }
 
 std::string run_cache_key(const RunCommandLine &line, const std::string &cwd)
 {
-    Writer w;
-    w.bytes(kMagic);
-    w.bytes(TARTAROS_VERSION_LINE);
-    w.bytes(answer_now(InputKind::Identity, "/proc/self/exe"));  // a rebuilt compiler, same version
-    w.bytes(std::to_string(getuid()) + ':' + std::to_string(geteuid()));
-    w.bytes(policy_home().value_or(std::string("\0none", 5)));
-    w.bytes(cwd);
-    w.bytes(line.config);
-    for (const FlagUse &flag : line.flags) {
-        w.u32(static_cast<uint32_t>(flag.flag));
-        w.bytes(flag.value);
-    }
-    const std::vector<uint8_t> &out = w.out();
-    return std::string(out.begin(), out.end());
+    std::vector<tr_flag_use> flags;
+    for (const FlagUse &flag : line.flags)
+        flags.push_back({static_cast<tr_flag>(flag.flag), flag.value.c_str()});
+    tr_run_line parsed{};
+    parsed.config = line.config.c_str();
+    parsed.flags = flags.data();
+    parsed.flag_count = flags.size();
+    const std::optional<std::string> home = policy_home();
+    th_owned_text key;
+    // The compiler's binary is this one: its identity makes a rebuilt compiler miss.
+    tc_run_key(&key, TARTAROS_VERSION_LINE, "/proc/self/exe", home ? home->c_str() : nullptr, cwd.c_str(), &parsed);
+    return std::string(key.data, key.len);
 }
 
 std::string cache_file_name(const std::string &key)
 {
-    const uint64_t hash =
-        tp_checksum(reinterpret_cast<const uint8_t *>(key.data()), static_cast<uint32_t>(key.size()), UINT32_MAX);
     char name[32];
-    std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(hash));
-    return name + std::string(kSuffix);
+    tc_file_name(key.data(), key.size(), name);
+    return name;
 }
 
 std::optional<CacheEntry> PlanCache::lookup(const std::string &key) const
 {
-    const Fd dir(open(directory_.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (dir.get() < 0 || !trusted_directory(dir.get()))
+    th_owned_text file;
+    tc_entry parsed{};
+    if (!tc_lookup(directory_.c_str(), key.data(), key.size(), &file, &parsed))
         return std::nullopt;
-    const std::optional<std::vector<uint8_t>> bytes = read_trusted_file(dir.get(), cache_file_name(key));
-    if (!bytes)
-        return std::nullopt;
-    std::optional<CacheEntry> entry = decode_cache_entry(*bytes);
-    if (!entry || entry->key != key || !inputs_unchanged(entry->inputs))
-        return std::nullopt;
-    return entry;
+    return entry_of(parsed);
 }
 
 void PlanCache::store(const CacheEntry &entry) const
@@ -279,7 +191,7 @@ void PlanCache::store(const CacheEntry &entry) const
     if (!make_directories(directory_))
         return;
     const Fd dir(open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (dir.get() < 0 || !trusted_directory(dir.get()))
+    if (dir.get() < 0 || !tc_trusted_directory(dir.get()))
         return;
     prune(dir.get());
     const std::string name = cache_file_name(entry.key);

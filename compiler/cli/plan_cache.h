@@ -2,7 +2,10 @@
 // the host it was compiled on, kept so that the next run of an unchanged policy starts
 // without compiling it again (docs/tartaros-run.md, "The plan cache").
 //
-// Where: plan_cache_directory() (paths.h), one file per key, named by the key's hash.
+// Where: plan_cache_directory() (paths.h), one file per key, named by the key's hash. The
+// key, the entry's format, the trust rules and the lookup are shared/plan_cache_entry.h's,
+// which the `tartaros` launcher runs too (front/main.cpp): this is the compiler's side, the
+// writing, and the entries as C++ values.
 //
 // Whom an entry is trusted from. tartaros-exec runs a cached plan as it would a plan the user
 // compiled, so an entry must be the user's own work:

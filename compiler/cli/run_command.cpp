@@ -1,10 +1,6 @@
 // compiler/cli/run_command.cpp — see run_command.h.
 #include "run_command.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -18,71 +14,40 @@
 #include "lower_fs.h"
 #include "paths.h"
 #include "plan_cache.h"
+#include "plan_handoff.h"
+#include "sibling_path.h"
 
 namespace tartaros {
 
 namespace {
 
-constexpr unsigned kPlanSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
+// Where tartaros-exec lies relative to this binary's directory once installed
+// (cmake/install.cmake: from the helper directory to the binaries, e.g. "../../bin"); ""
+// when the build defines none.
+#ifndef TARTAROS_BINDIR_FROM_HELPER
+#define TARTAROS_BINDIR_FROM_HELPER ""
+#endif
 
-// The plan in an unnamed, sealed file that survives execve: -1 with `err` set on failure.
-int plan_memfd(const std::vector<uint8_t> &plan, std::string &err)
-{
-    int fd = memfd_create("tartaros-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0) {
-        err = std::string("memfd_create: ") + std::strerror(errno);
-        return -1;
-    }
-    const bool written = write_all(fd, plan);
-    // tartaros-exec wants a descriptor above 2 (0-2 may have been closed by our caller).
-    const int moved = fd > 2 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    if (!written || fcntl(fd, F_ADD_SEALS, kPlanSeals) != 0 || moved < 0 || fcntl(moved, F_SETFD, 0) != 0) {
-        err = std::string("cannot write the plan into a memfd: ") + std::strerror(errno);
-        close(fd);
-        if (moved >= 0 && moved != fd)
-            close(moved);
-        return -1;
-    }
-    if (moved != fd)
-        close(fd);
-    return moved;
-}
-
-// tartaros-exec in the directory of this very binary (never found through $PATH).
-std::string enforcer_path()
-{
-    char self[4096];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return "";
-    return parent_directory(std::string(self, static_cast<size_t>(n))) + "/tartaros-exec";
-}
-
+// Starts tartaros-exec (found as shared/sibling_path.h says) on `plan`; returns only on failure.
 int exec_enforcer(const std::vector<uint8_t> &plan, const RunCommandLine &line)
 {
-    const std::string enforcer = enforcer_path();
-    if (enforcer.empty()) {
-        std::cerr << "tartaros: cannot find tartaros-exec: /proc/self/exe is unreadable\n";
+    th_sibling where{};
+    const char *enforcer = th_find_sibling("tartaros-exec", TARTAROS_BINDIR_FROM_HELPER, &where);
+    if (enforcer == nullptr) {
+        std::cerr << "tartaros: cannot find tartaros-exec: " << where.beside << ": "
+                  << std::strerror(where.beside_errno) << '\n';
         return kExitStartup;
     }
-    std::string err;
-    const int fd = plan_memfd(plan, err);
+    const int fd = th_plan_memfd(plan.data(), plan.size());
     if (fd < 0) {
-        std::cerr << "tartaros: " << err << '\n';
+        std::cerr << "tartaros: cannot write the plan into a memfd: " << std::strerror(errno) << '\n';
         return kExitStartup;
     }
-    std::vector<std::string> words = {enforcer};
-    if (line.strict)
-        words.emplace_back("--strict");
-    if (!line.log.empty())
-        words.insert(words.end(), {"--log", line.log});
-    words.insert(words.end(), {"--plan-fd", std::to_string(fd), "--"});
-    words.insert(words.end(), line.command.begin(), line.command.end());
-    std::vector<char *> argv;
-    for (std::string &word : words)
-        argv.push_back(word.data());
-    argv.push_back(nullptr);
-    execv(enforcer.c_str(), argv.data());
+    std::vector<const char *> command;
+    for (const std::string &word : line.command)
+        command.push_back(word.c_str());
+    command.push_back(nullptr);
+    th_exec_enforcer(enforcer, line.strict, line.log.empty() ? nullptr : line.log.c_str(), fd, command.data());
     std::cerr << "tartaros: cannot start " << enforcer << ": " << std::strerror(errno) << '\n';
     return kExitStartup;
 }

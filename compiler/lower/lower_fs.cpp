@@ -7,15 +7,12 @@
 // writable directories never are (their denies are mount-only).
 #include "lower_fs.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <dirent.h>
-
 #include <algorithm>
+#include <new>
 #include <optional>
 #include <set>
 
+#include "host_answer.h"
 #include "implied_denies.h"
 #include "paths.h"
 
@@ -54,45 +51,39 @@ uint32_t landlock_abi_needed(uint64_t fs_access)
 
 namespace {
 
+// The host as shared/host_answer.h sees it: the answers the plan cache records are these.
 class RealHost final : public HostView {
 public:
-    HostKind kind(const std::string &path) const override
-    {
-        struct stat st {};
-        if (lstat(path.c_str(), &st) != 0)
-            return HostKind::Absent;
-        if (S_ISLNK(st.st_mode))
-            return HostKind::Symlink;
-        if (S_ISDIR(st.st_mode))
-            return HostKind::Directory;
-        if (S_ISREG(st.st_mode))
-            return HostKind::File;
-        return HostKind::Other;
-    }
+    HostKind kind(const std::string &path) const override { return static_cast<HostKind>(th_kind(path.c_str())); }
 
-    std::string read_link(const std::string &path) const override
-    {
-        char buf[4096];
-        const ssize_t n = readlink(path.c_str(), buf, sizeof buf);
-        if (n <= 0 || static_cast<size_t>(n) >= sizeof buf)
-            return "";
-        return std::string(buf, static_cast<size_t>(n));
-    }
+    std::string read_link(const std::string &path) const override { return answer(TH_LINK_TARGET, path); }
 
     std::vector<std::string> entries(const std::string &path) const override
     {
+        const std::string joined = answer(TH_ENTRIES, path);  // sorted: the plan must not depend on the order
         std::vector<std::string> names;
-        DIR *dir = opendir(path.c_str());
-        if (dir == nullptr)
-            return names;
-        while (const struct dirent *e = readdir(dir))
-            if (std::string_view(e->d_name) != "." && std::string_view(e->d_name) != "..")
-                names.emplace_back(e->d_name);
-        closedir(dir);
-        std::sort(names.begin(), names.end());  // the plan must not depend on the directory's order
+        for (size_t start = 0; start < joined.size();) {
+            const size_t end = joined.find('\0', start);
+            names.emplace_back(joined, start, end - start);
+            start = end + 1;
+        }
         return names;
     }
+
+private:
+    static std::string answer(th_question question, const std::string &path)
+    {
+        th_owned_text text;
+        th_answer(question, path.c_str(), &text);
+        if (text.failed)
+            throw std::bad_alloc();
+        return std::string(text.data, text.len);
+    }
 };
+
+static_assert(static_cast<int>(HostKind::Absent) == TH_ABSENT &&
+              static_cast<int>(HostKind::Directory) == TH_DIRECTORY && static_cast<int>(HostKind::File) == TH_FILE &&
+              static_cast<int>(HostKind::Symlink) == TH_SYMLINK && static_cast<int>(HostKind::Other) == TH_OTHER);
 
 SourcePos pos_of(const FsNode &n)
 {

@@ -10,6 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <new>
+
+#include "host_answer.h"
+#include "plan_cache_entry.h"
+
 namespace tartaros {
 
 namespace {
@@ -125,40 +130,20 @@ std::optional<std::string> policy_home()
 
 std::optional<std::string> plan_cache_directory()
 {
-    const char *xdg = std::getenv("XDG_CACHE_HOME");
-    if (xdg != nullptr && xdg[0] == '/')
-        return normalize_absolute(std::string(xdg) + "/tartaros");
     const std::optional<std::string> home = policy_home();
-    if (!home || home->empty() || home->front() != '/')
+    th_owned_text directory;
+    if (!tc_cache_directory(std::getenv("XDG_CACHE_HOME"), home ? home->c_str() : nullptr, &directory))
         return std::nullopt;
-    return normalize_absolute(*home + "/.cache/tartaros");
+    return std::string(directory.data, directory.len);
 }
 
 std::string normalize_absolute(std::string_view path)
 {
-    std::vector<std::string_view> parts;
-    size_t start = 0;
-    while (start <= path.size()) {
-        size_t end = path.find('/', start);
-        if (end == std::string_view::npos)
-            end = path.size();
-        const std::string_view part = path.substr(start, end - start);
-        if (part == "..") {
-            if (!parts.empty())
-                parts.pop_back();
-        } else if (!part.empty() && part != ".") {
-            parts.push_back(part);
-        }
-        start = end + 1;
-    }
-    if (parts.empty())
-        return "/";
-    std::string out;
-    for (std::string_view part : parts) {
-        out += '/';
-        out += part;
-    }
-    return out;
+    th_owned_text out;
+    th_normalize_absolute(path.data(), path.size(), &out);
+    if (out.failed)
+        throw std::bad_alloc();
+    return std::string(out.data, out.len);
 }
 
 std::optional<std::string> absolute_path(std::string_view path)

@@ -15,7 +15,7 @@ bin=$1 seconds=$2 work=$3
 shift 3
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-targets=${*:-"http_request http_body http_response broker channel plan plan_roundtrip host_pattern frontend"}
+targets=${*:-"http_request http_body http_response broker channel plan plan_roundtrip host_pattern cache_entry frontend"}
 
 # What a CI log needs to reproduce a finding without the machine it ran on: libFuzzer's report
 # from its first error line (the stack, the property that broke) with the ten lines before it

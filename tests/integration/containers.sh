@@ -79,7 +79,8 @@ chmod 1777 "$R/tmp"
 for d in bin lib lib64 sbin; do ln -s "usr/$d" "$R/$d"; done
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$R/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$R/etc/group"
-cp "$IT_DIR/tartaros" "$IT_DIR/tartaros-compile" "$IT_DIR/tartaros-exec" "$IT_DIR/tartaros-proxy" "$R/opt/tartaros/"
+cp "$IT_DIR/tartaros" "$IT_DIR/tartaros-cli" "$IT_DIR/tartaros-compile" "$IT_DIR/tartaros-exec" "$IT_DIR/tartaros-proxy" \
+    "$R/opt/tartaros/"
 echo "PRIVATE" >"$R/work/secret/key"
 echo "readable" >"$R/work/readable"
 # Inside: `tartaros run` with a writable root /work/ws and a denied /work/secret, strict or

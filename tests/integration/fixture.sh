@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/integration/fixture.sh — the shared fixture of the integration tests.
 #
-#   fixture.sh setup STATE COMPILE EXEC PROBE SYSPROBE PROXY TARTAROS
+#   fixture.sh setup STATE COMPILE EXEC PROBE SYSPROBE PROXY TARTAROS CLI
 #       creates the throwaway user (recreated if a crashed run left it), copies the binaries
 #       into a fresh world-readable directory (the build tree may be mode 700 for others),
 #       and writes STATE (IT_USER=..., IT_DIR=...) for the tests to source.
@@ -51,12 +51,12 @@ remove_old_dir() {
 }
 
 setup() {
-    local state=$1 compile=$2 exec=$3 probe=$4 sysprobe=$5 proxy=$6 tartaros=$7 user dir
+    local state=$1 compile=$2 exec=$3 probe=$4 sysprobe=$5 proxy=$6 tartaros=$7 cli=$8 user dir
     if [ "$(id -u)" -ne 0 ]; then
         echo "SKIP: the integration tests create a user and must run as root"
         exit 77
     fi
-    for f in "$compile" "$exec" "$probe" "$sysprobe" "$proxy" "$tartaros"; do
+    for f in "$compile" "$exec" "$probe" "$sysprobe" "$proxy" "$tartaros" "$cli"; do
         [ -x "$f" ] || die "missing binary $f (build first)"
     done
     user=$(user_for_state "$state")
@@ -71,6 +71,7 @@ setup() {
     install -m 755 "$exec" "$dir/tartaros-exec"
     install -m 755 "$proxy" "$dir/tartaros-proxy"  # tartaros-exec starts the one next to it
     install -m 755 "$tartaros" "$dir/tartaros"     # tartaros run starts the tartaros-exec next to it
+    install -m 755 "$cli" "$dir/tartaros-cli"      # and the tartaros-cli next to it
     install -m 755 "$probe" "$dir/it-probe"
     install -m 755 "$sysprobe" "$dir/it-syscalls"
     printf 'IT_USER=%s\nIT_DIR=%s\n' "$user" "$dir" >"$state"
@@ -86,7 +87,7 @@ cleanup() {
 }
 
 case ${1:-} in
-    setup) [ $# -eq 8 ] || die "usage: fixture.sh setup STATE COMPILE EXEC PROBE SYSPROBE PROXY TARTAROS"; setup "$2" "$3" "$4" "$5" "$6" "$7" "$8" ;;
+    setup) [ $# -eq 9 ] || die "usage: fixture.sh setup STATE COMPILE EXEC PROBE SYSPROBE PROXY TARTAROS CLI"; setup "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" ;;
     cleanup) [ $# -eq 2 ] || die "usage: fixture.sh cleanup STATE"; cleanup "$2" ;;
     *) die "usage: fixture.sh setup|cleanup STATE ..." ;;
 esac

@@ -4,6 +4,8 @@
 # entry, a miss writes a new file and renames it over the old one (both exist at that moment,
 # so the new inode differs).
 #  - a first run stores, the next one with the same key uses the entry and replays its warnings;
+#    that hit is the launcher's own: tartaros starts tartaros-exec, never tartaros-cli (strace),
+#    while a miss goes through tartaros-cli;
 #  - the entry goes stale with what the compile read: the policy file, a .tart it includes, the
 #    host (a git directory appearing beside a write-denied hooks/), and every flag is in the key;
 #    each time the new rule is enforced, and a control shows the old plan would not have;
@@ -66,6 +68,23 @@ expect_rc 0 "second run"
 expect_hit "same policy, same flags" "$ENTRY"
 check_content "the second run wrote into its writable root" "$P/out2" again
 check_match "a hit replays the warning" '^tartaros: policy.toml: 1 warning$' "$ERR"
+
+section "a hit is the launcher's: tartaros-exec starts without tartaros-cli"
+# execs: TartarOS's programs the last traced run started, in order (the sandbox's own processes
+# are not traced: tartaros-exec makes them non-dumpable).
+execs() {
+    sed -n 's/^[0-9]* *execve("\([^"]*\)".*/\1/p' "$T/execs" | xargs -r -n1 basename | grep -E '^tartaros' |
+        grep -v tartaros-proxy | tr '\n' ' '
+}
+run_traced() { IN_DIR=$P capture_as strace -f -qq -e trace=execve -e signal=none -o "$T/execs" "$TARTAROS" run "$@"; }
+run_traced --config policy.toml -- /bin/sh -c 'echo traced >out3'
+expect_rc 0 "a traced hit"
+expect_hit "the traced run" "$ENTRY"
+check_content "the traced hit wrote into its writable root" "$P/out3" traced
+check_eq "a hit starts tartaros, then tartaros-exec, not tartaros-cli" "tartaros tartaros-exec " "$(execs)"
+run_traced --no-cache --config policy.toml -- /bin/true
+expect_rc 0 "a traced --no-cache run"
+check_eq "--no-cache goes through tartaros-cli" "tartaros tartaros-cli tartaros-exec " "$(execs)"
 
 section "the policy file changed: the new rule holds"
 printf 'read_denies = ["secret"]\n' >>"$P/policy.toml"

@@ -248,6 +248,11 @@ check_no_match "the command did not run" '^RAN$' "$OUT"
 mkdir -p "$T/alone"
 cp "$IT_DIR/tartaros" "$T/alone/tartaros"
 capture_as "$T/alone/tartaros" run -- /bin/true
-expect_rc 125 "no tartaros-exec next to the binary: a start-up failure, not a refusal"
+expect_rc 125 "no tartaros-cli next to tartaros: a start-up failure, not a refusal"
+check_match "it names where it looked" "^tartaros: cannot find tartaros-cli, the compiler: $T/alone/tartaros-cli: " "$ERR"
+cp "$IT_DIR/tartaros-cli" "$T/alone/tartaros-cli"
+capture_as "$T/alone/tartaros" run -- /bin/true
+expect_rc 125 "no tartaros-exec next to them: a start-up failure, not a refusal"
+check_match "it names where it looked" "^tartaros: cannot find tartaros-exec: $T/alone/tartaros-exec: " "$ERR"
 
 it_finish

@@ -3,7 +3,7 @@
 # as docs/install.md describes them:
 #  - cpack builds tartaros_VERSION_ARCH.deb; dpkg-deb -I gives its fields (Package, Version,
 #    Architecture, Maintainer, Section, Depends from dpkg-shlibdeps plus publicsuffix, Recommends);
-#  - it holds every file of the layout (the tools in /usr/bin, tartaros-proxy in
+#  - it holds every file of the layout (the tools in /usr/bin, tartaros-proxy and tartaros-cli in
 #    /usr/libexec/tartaros, four man pages, two completions, the copyright, the examples), each
 #    owned by root with its mode, nothing outside /usr, nothing writable but by its owner;
 #  - unpacked: every tool answers --version alike; each man page renders with man -l and
@@ -12,12 +12,15 @@
 #  - the unpacked tartaros-exec runs a plan with [network] allow_domains: it finds its proxy in
 #    ../libexec/tartaros (no tartaros-proxy beside it, none on $PATH) and the proxy answers
 #    inside; without the helper it fails with 125 and names both places it looked;
+#  - the unpacked `tartaros run` compiles through tartaros-cli in ../libexec/tartaros, which
+#    starts tartaros-exec from ../../bin, and a second run starts the cached plan without
+#    starting tartaros-cli (strace);
 #  - `cmake --install --prefix /usr/local` into a DESTDIR: the same layout there, zsh's
 #    completion in site-functions.
 # Exit 77 (skipped) where dpkg-deb or cpack is missing.
 set -u
 BUILD=$(cd "$1" && pwd) SRC=$(cd "$2" && pwd) VERSION=$3
-for tool in cpack dpkg-deb dpkg-shlibdeps man groff; do
+for tool in cpack dpkg-deb dpkg-shlibdeps man groff strace; do
     command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed (scripts/install-deps)"; exit 77; }
 done
 failures=0 checks=0
@@ -81,6 +84,7 @@ expect_file() {  # MODE PATH
 }
 for tool in tartaros tartaros-compile tartaros-exec; do expect_file -rwxr-xr-x /usr/bin/$tool; done
 expect_file -rwxr-xr-x /usr/libexec/tartaros/tartaros-proxy
+expect_file -rwxr-xr-x /usr/libexec/tartaros/tartaros-cli
 for page in man1/tartaros.1 man1/tartaros-compile.1 man1/tartaros-exec.1 man5/tartaros-policy.5; do
     expect_file -rw-r--r-- /usr/share/man/$page.gz
 done
@@ -95,7 +99,7 @@ bad=$(grep -v ' /usr/' "$WORK/list" | grep -vx 'drwxr-xr-x root/root /') && fail
 ok
 bad=$(grep -vE '^(drwxr-xr-x|-rwxr-xr-x|-rw-r--r--) root/root ' "$WORK/list") && fail "odd owner or mode: $bad"
 ok
-bad=$(grep -E ' /usr/bin/| /usr/libexec/tartaros/.' "$WORK/list" | grep -vE '/(tartaros|tartaros-compile|tartaros-exec|tartaros-proxy)$' |
+bad=$(grep -E ' /usr/bin/| /usr/libexec/tartaros/.' "$WORK/list" | grep -vE '/(tartaros|tartaros-cli|tartaros-compile|tartaros-exec|tartaros-proxy)$' |
     grep -v '^d') && fail "unexpected programs: $bad"
 
 echo "-- unpacked: versions, man pages, completions"
@@ -186,11 +190,30 @@ else
     [ "$rc" -eq 125 ] && grep -qF "$ROOT/usr/bin/tartaros-proxy" "$WORK/exec.err" &&
         grep -qF "$ROOT/usr/libexec/tartaros/tartaros-proxy" "$WORK/exec.err" ||
         fail "without its helper: exit $rc (expected 125 naming both places): $(cat "$WORK/exec.err")"
+    mv "$WORK/proxy.aside" "$ROOT/usr/libexec/tartaros/tartaros-proxy"
+
+    echo "-- the unpacked tartaros run: tartaros-cli in the helper directory, tartaros-exec in bin"
+    # run WORD: the packaged tartaros run writes WORD into out, under strace: $WORK/execs lists
+    # the programs each process started.
+    run() {
+        (cd "$WORK/project" && env HOME="$WORK/home" XDG_CACHE_HOME="$WORK/cache" strace -f -qq -e trace=execve \
+            -e signal=none -o "$WORK/execs" "$ROOT/usr/bin/tartaros" run --write . -- /bin/sh -c 'echo "$1" >out' \
+            sh "$1" 2>"$WORK/run.err")
+    }
+    ok
+    mkdir -p "$WORK/home"
+    run compiled && [ "$(cat "$WORK/project/out")" = compiled ] &&
+        grep -q "execve(\"$ROOT/usr/libexec/tartaros/tartaros-cli\"" "$WORK/execs" ||
+        fail "the packaged tartaros run (a compile through tartaros-cli): $(cat "$WORK/run.err")"
+    ok
+    run cached && [ "$(cat "$WORK/project/out")" = cached ] && ! grep -q 'tartaros-cli' "$WORK/execs" &&
+        grep -q "execve(\"$ROOT/usr/bin/tartaros-exec\"" "$WORK/execs" ||
+        fail "the packaged tartaros run (a cache hit: tartaros-exec without tartaros-cli): $(cat "$WORK/execs")"
 fi
 
 echo "-- cmake --install --prefix /usr/local into a DESTDIR"
 DESTDIR="$WORK/local" cmake --install "$BUILD" --prefix /usr/local >"$WORK/install.log" 2>&1 || fail "cmake --install: $(tail -3 "$WORK/install.log")"
-for path in bin/tartaros bin/tartaros-compile bin/tartaros-exec libexec/tartaros/tartaros-proxy \
+for path in bin/tartaros bin/tartaros-compile bin/tartaros-exec libexec/tartaros/tartaros-proxy libexec/tartaros/tartaros-cli \
     share/man/man5/tartaros-policy.5.gz share/bash-completion/completions/tartaros share/zsh/site-functions/_tartaros \
     share/doc/tartaros/copyright share/doc/tartaros/examples/agent.toml; do
     ok

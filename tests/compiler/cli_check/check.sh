@@ -13,7 +13,8 @@
 #  - compile writes the plan tartaros-compile writes; tartaros-compile ARGS is tartaros compile
 #    ARGS (the same help but for the program's name, the same refusals); explain, verify (a
 #    good plan, a cut one, one with a byte flipped), lint (0/1/78) work;
-#  - run without tartaros-exec next to the binary is a start-up failure (125).
+#  - tartaros without tartaros-cli next to it, and run without tartaros-exec next to them, are
+#    start-up failures (125) that name where they looked.
 set -u
 tartaros=$(realpath "$1")
 compile=$(realpath "$2")
@@ -245,13 +246,20 @@ grep -q '^bad.toml:4:22: warning: ' lint.out || fail "lint prints warnings: $(ca
 grep -qx '3 files, 2 errors, 1 warning' lint.out || fail "lint summary: $(tail -n 1 lint.out)"
 refused "tartaros: cannot read nothere.toml: No such file or directory" lint good.toml nothere.toml
 
-echo "-- run needs tartaros-exec next to itself"
+echo "-- tartaros needs tartaros-cli, and run tartaros-exec, next to itself"
 mkdir alone && cp "$tartaros" alone/tartaros
 ok
 alone/tartaros run -- true 2>err
 rc=$?
+[ "$rc" -eq 125 ] || fail "tartaros without tartaros-cli exited $rc, not 125"
+grep -q "^tartaros: cannot find tartaros-cli, the compiler: $work/alone/tartaros-cli: No such file or directory" err ||
+    fail "tartaros without tartaros-cli: $(cat err)"
+cp "$(dirname "$tartaros")/tartaros-cli" alone/tartaros-cli
+ok
+alone/tartaros run -- true 2>err
+rc=$?
 [ "$rc" -eq 125 ] || fail "run without tartaros-exec exited $rc, not 125"
-grep -q "^tartaros: cannot start $work/alone/tartaros-exec: No such file or directory" err ||
+grep -q "^tartaros: cannot find tartaros-exec: $work/alone/tartaros-exec: No such file or directory" err ||
     fail "run without tartaros-exec: $(cat err)"
 
 echo "-- warnings before the enforcer keep the signature"
