@@ -292,9 +292,9 @@ int run_channel_mode(const tproxy::Config &cfg, int sigfd)
     }
     // The resolver threads are confined (they inherit every layer). Under max_processes they
     // start before "ready": they hold the slots the enforcer added to pids.max for them, and
-    // the command cannot take those. Otherwise "ready" goes first and the threads start while
-    // the command does, off the start-up's critical path (about 0.2 ms here). The listeners
-    // queue connections until the server's loop runs.
+    // the command cannot take those. Otherwise "ready" goes first and the threads start with
+    // the first lookup, if the command ever asks for one (resolver.h). The listeners queue
+    // connections until the server's loop runs.
     bool ready = false;
     try {
         if (!cfg.lookups_before_ready) {
@@ -302,7 +302,9 @@ int run_channel_mode(const tproxy::Config &cfg, int sigfd)
                 return 0;  // the sandbox has already ended
             ready = true;
         }
-        tproxy::Resolver resolver(tnc_proxy_lookup_threads(cfg.http_proxy(), cfg.broker.enabled()), 256);
+        tproxy::Resolver resolver(tnc_proxy_lookup_threads(cfg.http_proxy(), cfg.broker.enabled()), 256,
+                                  cfg.lookups_before_ready ? tproxy::Resolver::Start::Now
+                                                           : tproxy::Resolver::Start::OnFirstLookup);
         tproxy::Server server(cfg, std::move(listeners), sigfd, chan, resolver, broker.get());
         if (!ready && !tproxy::send_ready(chan, TNC_READY, ""))
             return 0;

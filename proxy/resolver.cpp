@@ -10,17 +10,20 @@
 
 namespace tproxy {
 
-Resolver::Resolver(unsigned threads, size_t max_pending) : max_pending_(max_pending)
+Resolver::Resolver(unsigned threads, size_t max_pending, Start start) : max_pending_(max_pending), unstarted_(threads)
 {
     efd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (efd_ < 0)
         throw std::system_error(errno, std::generic_category(), "eventfd");
-    add_threads(threads);
+    if (start == Start::Now)
+        start_threads();
 }
 
-void Resolver::add_threads(unsigned threads)
+// Throws std::system_error when the kernel refuses a thread; those started stay, the rest are
+// tried again at the next lookup.
+void Resolver::start_threads()
 {
-    for (unsigned i = 0; i < threads; i++)
+    for (; unstarted_ > 0; unstarted_--)
         threads_.emplace_back([this] { work(); });
 }
 
@@ -40,6 +43,14 @@ Resolver::~Resolver()
 
 bool Resolver::submit(uint64_t token, const std::string &name)
 {
+    if (unstarted_ > 0) {
+        try {
+            start_threads();
+        } catch (const std::system_error &) {
+            if (threads_.empty())
+                return false;
+        }
+    }
     {
         std::lock_guard lk(mu_);
         if (pending_ >= max_pending_)
