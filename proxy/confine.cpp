@@ -137,9 +137,14 @@ std::string install_landlock(const Config &c, ConfineResult *out)
 
 std::string drop_capabilities()
 {
+    // Capability numbers are dense: the first one this kernel does not know (EINVAL) ends them.
     for (int cap = 0; cap <= 63; cap++)
-        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL && errno != EPERM)
-            return std::string("PR_CAPBSET_DROP: ") + strerror(errno);
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+            if (errno == EINVAL)
+                break;
+            if (errno != EPERM)
+                return std::string("PR_CAPBSET_DROP: ") + strerror(errno);
+        }
     __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
     __user_cap_data_struct data[2] = {};
     if (syscall(SYS_capset, &hdr, data) != 0)
@@ -308,8 +313,14 @@ std::string install_seccomp()
 ConfineResult confine_self(const Config &c)
 {
     ConfineResult out;
-    addrinfo *res = nullptr;  // loads the hosts NSS modules while dlopen may still read them
-    if (c.needs_lookups() && getaddrinfo("localhost", nullptr, nullptr, &res) == 0)
+    // Loads the hosts NSS modules while dlopen may still read them. The hints are the resolver's
+    // (no AI_ADDRCONFIG): without them glibc would also ask the kernel for the host's addresses
+    // over netlink, which no later lookup does.
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo *res = nullptr;
+    if (c.needs_lookups() && getaddrinfo("localhost", nullptr, &hints, &res) == 0)
         freeaddrinfo(res);
     // OpenSSL's certificate checks call localtime(), whose first call opens /etc/localtime;
     // loaded now, later calls only stat it.
