@@ -22,7 +22,9 @@
  * seccomp: an exact allow-list (what glibc's event loop, threads, malloc and resolver use),
  * anything else fails with EPERM so a glibc probe of a newer call degrades instead of dying,
  * and a named set a proxy never needs (execve, ptrace, mount, bpf, io_uring, bind, listen, …)
- * kills the process, so an exploited proxy cannot quietly try them.
+ * kills the process, so an exploited proxy cannot quietly try them. The rules are
+ * proxy_filter_rules.h's; libseccomp turns them into a program at build time, and the proxy
+ * only writes its pid into it and loads it.
  */
 #pragma once
 
