@@ -3,7 +3,7 @@
 #
 # The runtime's own XPath lexer (XPathLexer.cpp.o) deserialises and verifies its ATN in a static
 # initialiser: about 270,000 instructions, half of what `tartaros --version` executes, at every
-# start of tartaros and tartaros-compile. The linker keeps that object because Parser.cpp.o
+# start of tartaros-cli and tartaros-compile. The linker keeps that object because Parser.cpp.o
 # refers to the parse-tree pattern matcher, which refers to XPath; TartarOS never calls either
 # (XPath and tree patterns are for querying parse trees, and the .tart front-end walks its own).
 # In the copy that object has no .init_array, so the lexer's tables are never built: any use of

@@ -46,7 +46,7 @@ struct PathError {
 // `env -i`, cron and service managers); nullopt when neither gives one. The one place every
 // front-end, `tartaros run`'s flags and the lint rules read it.
 //
-// /etc/passwd itself, not getpwuid_r: tartaros and tartaros-compile are linked statically, and
+// /etc/passwd itself, not getpwuid_r: tartaros-cli and tartaros-compile are linked statically, and
 // glibc's getpwuid_r would then load the NSS modules of whatever glibc the host has. A user
 // known only to a directory service (LDAP, SSSD) and without HOME writes the path out.
 std::optional<std::string> policy_home();
