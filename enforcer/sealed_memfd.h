@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 /* A new memfd (close-on-exec, sealing allowed) named `name`, or -1 with errno set; filled
- * with write_all (write_all.h), then sealed. */
+ * with write_all (shared/write_all.h), then sealed. */
 int sealed_memfd_create(const char *name);
 
 /* Seals it against writes, resizing and further seals, and rewinds it; false with errno set. */

@@ -26,6 +26,7 @@
 #include "run_line.h"
 #include "sibling_path.h"
 #include "tartaros_version.h"
+#include "write_all.h"
 
 /* Where tartaros-cli lies relative to this binary's directory once installed (cmake/install.cmake:
  * the helper directory, e.g. "../libexec/tartaros"); "" when the build defines none. */
@@ -34,19 +35,6 @@
 #endif
 
 namespace {
-
-void write_stderr(const char *bytes, size_t len)
-{
-    while (len > 0) {
-        const ssize_t n = write(2, bytes, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        bytes += n;
-        len -= (size_t)n;
-    }
-}
 
 /* The current directory as the compiler takes it: getcwd, made lexical. 0 when it is gone. */
 int current_directory(struct th_text *out)
@@ -91,7 +79,7 @@ void run_cached(int argc, char **argv, const char *cli)
         free(flags);
         return;
     }
-    write_stderr((const char *)entry.warnings.data, entry.warnings.len);
+    write_all(2, entry.warnings.data, entry.warnings.len);
     const int fd = th_plan_memfd(entry.plan.data, entry.plan.len);
     if (fd < 0) {
         fprintf(stderr, "tartaros: cannot write the plan into a memfd: %s\n", strerror(errno));

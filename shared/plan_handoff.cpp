@@ -8,23 +8,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "write_all.h"
+
 namespace {
 
 constexpr unsigned kPlanSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
-
-int write_all(int fd, const char *bytes, size_t len)
-{
-    while (len > 0) {
-        const ssize_t n = write(fd, bytes, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 0;
-        bytes += n;
-        len -= (size_t)n;
-    }
-    return 1;
-}
 
 }  // namespace
 
@@ -34,7 +22,7 @@ int th_plan_memfd(const void *plan, size_t len)
     if (fd < 0)
         return -1;
     const int moved = fd > 2 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    if (!write_all(fd, (const char *)plan, len) || fcntl(fd, F_ADD_SEALS, kPlanSeals) != 0 || moved < 0 ||
+    if (!write_all(fd, plan, len) || fcntl(fd, F_ADD_SEALS, kPlanSeals) != 0 || moved < 0 ||
         fcntl(moved, F_SETFD, 0) != 0) {
         const int saved = errno;
         close(fd);

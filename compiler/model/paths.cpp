@@ -14,6 +14,7 @@
 
 #include "host_answer.h"
 #include "plan_cache_entry.h"
+#include "write_all.h"
 
 namespace tartaros {
 
@@ -211,16 +212,7 @@ std::optional<std::string> resolve_policy_path(std::string_view raw, std::string
 
 bool write_all(int fd, const std::vector<uint8_t> &data)
 {
-    size_t done = 0;
-    while (done < data.size()) {
-        const ssize_t wrote = write(fd, data.data() + done, data.size() - done);
-        if (wrote < 0 && errno == EINTR)
-            continue;
-        if (wrote < 0)
-            return false;
-        done += static_cast<size_t>(wrote);
-    }
-    return true;
+    return ::write_all(fd, data.data(), data.size());
 }
 
 bool read_file(const std::string &path, std::string &out, std::string &err)

@@ -1,6 +1,7 @@
-/* enforcer/write_all.h — a whole buffer to a descriptor with libc's write(2), retried on EINTR
- * and short writes; false with errno set when it cannot all be written. Not for code that must
- * make raw calls only (raw.h). */
+/* shared/write_all.h — a whole buffer to a descriptor with libc's write(2), retried on EINTR
+ * and short writes; false with errno set when it cannot all be written (a write of 0 bytes is a
+ * failure, never a loop). Plain C: the static musl binaries include it. In tartaros-exec, not
+ * for code that must make raw calls only (enforcer/raw.h). */
 #pragma once
 
 #include <errno.h>
