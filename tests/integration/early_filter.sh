@@ -8,7 +8,10 @@
 #    between it and execve; the command still starts in its working directory, and the rule
 #    holds for what it runs (cd answers the rule's errno);
 #  - the same confinement either way: no_new_privs, both filters (the connect filter and the
-#    plan's), no capability in any set, and the hardening answers (unshare: EPERM).
+#    plan's), no capability in any set (the bounding set is dropped by init, before the
+#    command exists), the securebits locked so that nothing regains one (an attempt to unlock
+#    them is refused), the loopback up (the early command brings it up), and the hardening
+#    answers (unshare: EPERM).
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
 
@@ -107,6 +110,17 @@ t nnp grep -q '^NoNewPrivs:[[:space:]]*1$' /proc/self/status
 t seccomp grep -q '^Seccomp:[[:space:]]*2$' /proc/self/status
 t filters grep -q '^Seccomp_filters:[[:space:]]*2$' /proc/self/status
 t no_caps sh -c "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status | grep -vq '0000000000000000\$' && exit 1 || exit 0"
+t securebits python3 -c '
+import ctypes, errno
+libc = ctypes.CDLL(None, use_errno=True)
+PR_GET_SECUREBITS, PR_SET_SECUREBITS = 27, 28
+print(hex(libc.prctl(PR_GET_SECUREBITS, 0, 0, 0, 0)))
+print("unlock", libc.prctl(PR_SET_SECUREBITS, 0, 0, 0, 0), errno.errorcode.get(ctypes.get_errno()))'
+t loopback python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+c = socket.create_connection(s.getsockname(), timeout=5); a, _ = s.accept()
+c.sendall(b"ping"); print(a.recv(4).decode())'
 $SYSPROBE unshare unshare
 t work sh -c 'echo ok > $W/written && cat $W/written'
 EOF
@@ -119,6 +133,9 @@ for plan in default late; do
     expect seccomp ok "seccomp filter mode"
     expect filters ok "the connect filter and the plan's"
     expect no_caps ok "no capability in any set"
+    expect securebits.data '0xef[|]unlock -1 EPERM' \
+        "securebits NOROOT, NO_SETUID_FIXUP, KEEP_CAPS_LOCKED, NO_CAP_AMBIENT_RAISE set and locked; unlocking refused"
+    expect loopback.data ping "the sandbox's loopback is up: a connection over it carries data"
     expect unshare "EPERM" "the hardening refuses a new user namespace"
     expect work ok "the allowed work: a write in the writable root"
 done
