@@ -129,6 +129,12 @@ constexpr const char *kKill[] = {
 
 int add_proxy_filter_rules(scmp_filter_ctx ctx, uint32_t pid)
 {
+    // A binary search over the syscall numbers instead of libseccomp's default chain: 169
+    // instructions instead of 141, but loaded in 0.08 ms instead of 0.18 (in a forked child,
+    // median of 300 loads; the kernel's JIT takes many passes over a chain whose jumps all
+    // reach its end), and at most a handful of comparisons per call instead of up to 130.
+    if (int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2))
+        return rc;
     for (const char *name : kAllowed)
         if (int rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, seccomp_syscall_resolve_name(name), 0))
             return rc;

@@ -17,7 +17,7 @@
 namespace tproxy {
 
 // Adds the rules to `ctx` (made with seccomp_init(SCMP_ACT_ERRNO(EPERM))), tgkill allowed for
-// `pid` only; libseccomp's error, or 0.
+// `pid` only, and asks for a binary tree over the syscall numbers; libseccomp's error, or 0.
 int add_proxy_filter_rules(scmp_filter_ctx ctx, uint32_t pid);
 
 // The pid the exported program holds until proxy_filter_set_pid replaces it: no pid_max
