@@ -282,6 +282,17 @@ DENIED_RENAME='EROFS|EACCES|EPERM|EBUSY|EXDEV'
 # shellcheck disable=SC2034
 DENIED_READ='EACCES|ENOENT|EPERM'
 
+# flip_byte FILE OFFSET [MASK]: the byte at OFFSET of FILE xor MASK (0xff by default), in
+# place (the same inode). A damage that writes a fixed byte changes nothing where that byte
+# already stood (a random suffix of a mktemp path, say).
+flip_byte() {
+    local orig
+    orig=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+    [ -n "$orig" ] || die "flip_byte: $1 has no byte at offset $2"
+    # shellcheck disable=SC2059
+    printf "\\x$(printf %02x $((orig ^ ${3:-255})))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
 # check WHAT CMD ARGS: a host-side condition (run as root) that must hold.
 check() {
     local what=$1

@@ -243,7 +243,7 @@ foreign() { chown 65534 "$1"; }
 attempt "owned by another user" foreign
 loose_dir() { chmod 0770 "$CACHE"; }
 attempt "in a group-writable cache directory" loose_dir
-damaged() { printf 'x' | dd of="$1" bs=1 seek=100 conv=notrunc status=none; }
+damaged() { flip_byte "$1" 100; }
 attempt "with one byte changed after forging" damaged
 chmod 0700 "$CACHE"
 
@@ -251,7 +251,7 @@ section "a damaged entry is a miss, replaced by the next compile"
 rm -rf "$CACHE"
 run --config policy.toml -- /bin/true
 ENTRY=$(entries)
-printf 'x' | dd of="$(ls "$CACHE"/*.plan)" bs=1 seek=200 conv=notrunc status=none
+flip_byte "$(ls "$CACHE"/*.plan)" 200
 run --config policy.toml -- /bin/cat secret/s
 [ "$RC" -ne 0 ] && pass "the run still enforces the policy" || fail "the run still enforces the policy" "a failed read" "rc 0"
 expect_miss "damaged entry" "$ENTRY"

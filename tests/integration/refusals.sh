@@ -116,12 +116,8 @@ refused "$T/long.plan" "one byte appended"
 
 # flip OFFSET MASK: a copy of the good plan with the byte at OFFSET xor MASK.
 flip() {
-    local orig
     cp "$T/good.plan" "$T/flip.plan"
-    orig=$(od -An -tu1 -j "$1" -N1 "$T/good.plan" | tr -d ' ')
-    # shellcheck disable=SC2059
-    printf "\\x$(printf %02x $((orig ^ $2)))" |
-        dd of="$T/flip.plan" bs=1 seek="$1" conv=notrunc status=none
+    flip_byte "$T/flip.plan" "$1" "$2"
 }
 mask=1
 for off in 0 3 4 8 12 16 20 24 28 32 40 48 64 $((size / 4)) $((size / 2)) $((size * 3 / 4)) $((size - 1)); do
