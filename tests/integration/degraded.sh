@@ -9,6 +9,8 @@
 # is reported weakened.
 # The credential broker, which needs the network namespace and the mount layer, is then not
 # started: a warning names it, the agent finds neither its listener nor a token.
+# A caller that holds every capability (uid 0 in bubblewrap's user namespace) and may make no
+# namespace still hands the command none: empty sets, no bounding set, securebits locked.
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
 
@@ -194,6 +196,31 @@ check_match "a warning says max_processes is weakened, and why" \
     '^tartaros: warning: weakened: max_processes .*RLIMIT_NPROC instead.*all of the caller.s processes on the host' "$ERR"
 NO_USERNS_PLAN=$T/procs.plan no_userns --strict /bin/true
 expect_rc 78 "--strict refuses"
+
+section "a caller holding every capability, no user namespace: the command holds none"
+# uid 0 with the full set inside bubblewrap's user namespace, new ones forbidden: init keeps
+# those capabilities (no namespace of its own to get fresh ones in) and drops the bounding set
+# for the command before its release. The command tries what a compromised agent would:
+# every capability set empty, the securebits locked, unlocking them refused, and no bounding
+# set left for an exec to fill again.
+capture_as bwrap --ro-bind / / --dev /dev --proc /proc --bind "$T" "$T" \
+    --unshare-user --uid 0 --gid 0 --cap-add ALL --disable-userns -- \
+    sh -c "grep -E '^Cap(Eff|Bnd):' /proc/self/status; \"$EXEC\" \"$T/plan\" -- /bin/sh -c '
+grep -E \"^Cap(Inh|Prm|Eff|Bnd|Amb):\" /proc/self/status | sed \"s/^/in_/\"
+python3 -c \"
+import ctypes, errno
+libc = ctypes.CDLL(None, use_errno=True)
+print(\\\"securebits=%#x\\\" % libc.prctl(27, 0, 0, 0, 0))
+print(\\\"unlock=%d %s\\\" % (libc.prctl(28, 0, 0, 0, 0), errno.errorcode.get(ctypes.get_errno())))\"
+'"
+expect_rc 0 "the degraded run"
+check_match "control: the caller holds every capability, the bounding set full" '^CapEff:[[:space:]]*0*1ff+$' "$OUT"
+check_match "control: ... and its bounding set" '^CapBnd:[[:space:]]*0*1ff+$' "$OUT"
+for set in Inh Prm Eff Bnd Amb; do
+    check_match "the command's Cap$set is empty" "^in_Cap$set:[[:space:]]*0+$" "$OUT"
+done
+check_match "its securebits are locked (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS, NO_CAP_AMBIENT_RAISE)" '^securebits=0xef$' "$OUT"
+check_match "unlocking them is refused" '^unlock=-1 EPERM$' "$OUT"
 
 section "with --strict: a refusal, and nothing ran"
 no_userns --strict /bin/sh -c "echo RAN; touch $T/ws/ran"
