@@ -211,7 +211,6 @@ int exit_code_of(int wait_status)
 void init_main(run_ctx *ctx, int release_fd, int status_fd)
 {
     tie_to_supervisor(ctx);
-    drop_bounding_set_raw(); /* raw: the supervisor runs C code on this memory */
     wait_for_release(release_fd);
     report_to_supervisor(status_fd);
     enter_cgroup_namespace(ctx);

@@ -40,7 +40,6 @@ struct launch_channel {
     uint32_t state;
     pid_t running;   /* non-zero until the command executes or exits (CLONE_CHILD_CLEARTID) */
     long net_result; /* unshare(kLateNamespaces) in the command: 0 or -errno */
-    long lo_result;  /* ... then its loopback brought up (with CLONE_NEWNET): 0 or -errno */
     const run_ctx *ctx;
     pid_t init_pid;
     int ruleset;
@@ -102,10 +101,6 @@ int early_entry(void *arg)
 {
     launch_channel *c = (launch_channel *)arg;
     c->net_result = raw_syscall2(SYS_unshare, (long)(c->ctx->clone_flags & kLateNamespaces), 0);
-    /* Here rather than in init: while init builds the tree, this path is the shorter one now
-     * that init dropped the bounding set for it (process.h). */
-    if (c->net_result == 0 && (c->ctx->clone_flags & CLONE_NEWNET))
-        c->lo_result = netns_loopback_up_raw();
     mediator_install_early(c->ctx);
     raw_set_and_wake(&c->state, LAUNCH_NET_DONE);
     /* init builds the tree and the ruleset meanwhile: this is off the critical path */
@@ -139,23 +134,17 @@ void keep_off_this_cpu(const run_ctx *ctx, pid_t command)
 }
 
 /* Init joins the early command's namespace; on a kernel without setns on a pidfd, it takes
- * a namespace of its own (still not the host's: /proc/1/net stays empty). True when it joined
- * the command's, whose loopback the command brought up. */
-bool join_early_network(run_ctx *ctx, const command_launch *launch)
+ * a namespace of its own (still not the host's: /proc/1/net stays empty). */
+void join_early_network(run_ctx *ctx, const command_launch *launch)
 {
     if (g_channel.kept_off && sched_setaffinity(launch->pid, sizeof g_channel.cpus, &g_channel.cpus) != 0)
         fail(EXIT_STARTUP, "cannot give the command back its CPUs: sched_setaffinity: %s", strerror(errno));
     raw_wait_while(&g_channel.state, LAUNCH_WORKING);
     unsigned long late = ctx->clone_flags & kLateNamespaces;
-    if (g_channel.net_result != 0) {
-        lost_late_namespaces(ctx, (int)-g_channel.net_result);
-        return false;
-    }
-    if (setns(launch->pidfd, (int)late) == 0)
-        return true;
-    if (unshare((int)late) != 0)
+    if (g_channel.net_result != 0)
+        return lost_late_namespaces(ctx, (int)-g_channel.net_result);
+    if (setns(launch->pidfd, (int)late) != 0 && unshare((int)late) != 0)
         fail(EXIT_STARTUP, "cannot enter the sandbox's network and IPC namespaces: %s", strerror(errno));
-    return false;
 }
 
 void make_late_namespaces_now(run_ctx *ctx)
@@ -165,17 +154,14 @@ void make_late_namespaces_now(run_ctx *ctx)
         lost_late_namespaces(ctx, errno);
 }
 
-/* Init still holds CAP_NET_ADMIN over the namespace it has just joined or made. Its
- * loopback is up (`loopback_up`: the early command's, whose result is checked here) or
- * brought up now; the listeners for the proxy and the relays go into it before the command
- * can run; without it nothing is relayed (egress.h). */
-void network_ready(run_ctx *ctx, bool loopback_up)
+/* Init still holds CAP_NET_ADMIN over the namespace it has just joined or made. The
+ * listeners for the proxy and the relays go into it before the command can run; without it
+ * nothing is relayed (egress.h). */
+void network_ready(run_ctx *ctx)
 {
     if (!(ctx->clone_flags & CLONE_NEWNET))
         return listeners_abandon(ctx);
-    long lo = loopback_up ? g_channel.lo_result : netns_loopback_up_raw();
-    if (lo != 0)
-        netns_loopback_failed(lo);
+    netns_loopback_up();
     listeners_hand_over(ctx);
 }
 
@@ -187,7 +173,7 @@ command_launch launch_early(const run_ctx *ctx)
     /* Only inside a PID namespace: if init fails, the kernel kills the waiting command. */
     if (!(ctx->clone_flags & kLateNamespaces) || !ctx->pid_ns)
         return launch;
-    g_channel = {LAUNCH_WORKING, 1, 0, 0, ctx, getpid(), -1, nullptr, false, {}};
+    g_channel = {LAUNCH_WORKING, 1, 0, ctx, getpid(), -1, nullptr, false, {}};
     int pidfd = -1;
     pid_t pid = clone(early_entry, g_command_stack + sizeof g_command_stack,
                       CLONE_VM | CLONE_FILES | CLONE_PIDFD | CLONE_CHILD_CLEARTID | SIGCHLD, &g_channel, &pidfd,
@@ -202,7 +188,8 @@ command_launch launch_early(const run_ctx *ctx)
 pid_t launch_command(run_ctx *ctx, command_launch *launch, int ruleset, const char *cwd)
 {
     if (launch->pid > 0) {
-        network_ready(ctx, join_early_network(ctx, launch));
+        join_early_network(ctx, launch);
+        network_ready(ctx);
         make_undumpable();
         mediator_start_before_command(ctx);
         /* The pidfd stays open: its last close is slow (~0.3 ms here), so it is left to init
@@ -214,10 +201,10 @@ pid_t launch_command(run_ctx *ctx, command_launch *launch, int ruleset, const ch
         return launch->pid;
     }
     make_late_namespaces_now(ctx);
-    network_ready(ctx, false);
+    network_ready(ctx);
     make_undumpable();
     mediator_start_before_command(ctx);
-    g_channel = {LAUNCH_GO, 1, 0, 0, ctx, getpid(), ruleset, nullptr, false, {}};
+    g_channel = {LAUNCH_GO, 1, 0, ctx, getpid(), ruleset, nullptr, false, {}};
     /* CLONE_VFORK: init sleeps until the command has executed or exited. */
     pid_t pid =
         clone(late_entry, g_command_stack + sizeof g_command_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &g_channel);

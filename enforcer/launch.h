@@ -6,11 +6,10 @@
  * and nothing in the mount tree depends on either. So the supervisor clones init without
  * them (kLateNamespaces), and when the run wants them, init starts the command right after
  * the release: the command unshares them on the other CPU and waits while init builds the
- * mount tree and the Landlock ruleset (bringing the loopback up is the command's too then);
- * init then joins them through the command's pidfd (setns), so /proc/1/net shows nothing of
- * the host, and lets the command go. Otherwise (no PID namespace to clean up after a failure,
- * or a kernel without CLONE_PIDFD) init starts the command once the tree is built and
- * unshares them itself first.
+ * mount tree and the Landlock ruleset; init then joins them through the command's pidfd
+ * (setns), so /proc/1/net shows nothing of the host, and lets the command go. Otherwise (no
+ * PID namespace to clean up after a failure, or a kernel without CLONE_PIDFD) init starts the
+ * command once the tree is built and unshares them itself first.
  *
  * Either way the command shares init's memory until it executes (CLONE_VM, posix_spawn
  * style: no page tables copied), runs on its own stack, and init sleeps until it has executed

@@ -7,32 +7,24 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include "raw.h"
 #include "report.h"
 
-long netns_loopback_up_raw()
+void netns_loopback_up()
 {
-    long sock = raw_syscall3(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (sock < 0)
-        return sock;
+        fail(EXIT_STARTUP, "network namespace: socket: %s", strerror(errno));
     struct ifreq ifr;
     memset(&ifr, 0, sizeof ifr);
     memcpy(ifr.ifr_name, "lo", 3);
-    long ret = raw_syscall3(SYS_ioctl, sock, SIOCGIFFLAGS, (long)&ifr);
-    if (ret == 0) {
-        ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP | IFF_RUNNING);
-        ret = raw_syscall3(SYS_ioctl, sock, SIOCSIFFLAGS, (long)&ifr);
-    }
-    raw_close((int)sock);
-    return ret;
-}
-
-void netns_loopback_failed(long ret)
-{
-    fail(EXIT_STARTUP, "network namespace: bringing lo up: %s", strerror((int)-ret));
+    if (ioctl(sock, SIOCGIFFLAGS, &ifr) != 0)
+        fail(EXIT_STARTUP, "network namespace: reading the flags of lo: %s", strerror(errno));
+    ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP | IFF_RUNNING);
+    if (ioctl(sock, SIOCSIFFLAGS, &ifr) != 0)
+        fail(EXIT_STARTUP, "network namespace: bringing lo up: %s", strerror(errno));
+    close(sock);
 }
 
 int loopback_listener(uint16_t port, bool reuse_address)

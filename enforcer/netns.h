@@ -5,12 +5,8 @@
 
 /* Brings the loopback interface of the (new, private) network namespace up, so 127.0.0.1
  * works inside: a test suite's local server, a language server. Nothing else exists in the
- * namespace, so nothing outside is reachable. Raw system calls only (raw.h), so that the
- * early command can take it: 0, or the kernel's -errno. */
-long netns_loopback_up_raw();
-
-/* The start-up failure (125) for netns_loopback_up_raw's `-errno`. */
-[[noreturn]] void netns_loopback_failed(long ret);
+ * namespace, so nothing outside is reachable. Fails the start-up (125) if the kernel refuses. */
+void netns_loopback_up();
 
 /* A close-on-exec TCP socket listening on 127.0.0.1:port in the caller's network namespace,
  * or -1 with errno set. `reuse_address`: SO_REUSEADDR, for a host port a previous run's

@@ -162,10 +162,16 @@ bool holds_any_capability()
     return false;
 }
 
-/* The command's steps that are raw system calls (raw.h), so that init and the early command
- * can take them while they would wait, each 0 or the kernel's -errno. Bounding set and
- * securebits need CAP_SETPCAP: a caller without it (no user namespace, not root) holds no
- * capability to lose, and no_new_privs keeps it that way. */
+/* The command's steps that are raw system calls (raw.h), so that the early command can take
+ * them while it waits for init, each 0 or the kernel's -errno. Bounding set and securebits
+ * need CAP_SETPCAP: a caller without it (no user namespace, not root) holds no capability to
+ * lose, and no_new_privs keeps it that way. */
+struct bounding_drop {
+    long ret;
+    int cap; /* the capability whose drop failed */
+    long securebits;
+};
+
 bool holds_setpcap_raw()
 {
     kuapi::cap_header header = {kuapi::LINUX_CAPABILITY_VERSION_3, 0};
@@ -175,17 +181,22 @@ bool holds_setpcap_raw()
     return (data[kuapi::CAP_SETPCAP / 32].effective >> (kuapi::CAP_SETPCAP % 32)) & 1u;
 }
 
-/* The bounding set's drop, on the memory init and the command share: init takes it before
- * its release (drop_bounding_set_raw), and the command, which inherits init's bounding set,
- * only when init could not. */
-struct bounding_drop {
-    bool done;
-    int cap;         /* the capability whose drop failed */
-    long ret;        /* 0, or the kernel's -errno for it */
-    long securebits; /* 0, or the kernel's -errno for the lock */
-};
-
-bounding_drop g_bounding;
+bounding_drop drop_bounding_set_and_lock_raw()
+{
+    bounding_drop d = {0, 0, 0};
+    for (int cap = 0; cap < 64; cap++) {
+        long ret = raw_syscall6(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0, 0);
+        if (ret == -EINVAL)
+            break; /* past the kernel's last capability: no need to read cap_last_cap */
+        if (ret != 0)
+            return {ret, cap, 0};
+    }
+    unsigned bits = kuapi::SECBIT_NOROOT | kuapi::SECBIT_NOROOT_LOCKED | kuapi::SECBIT_NO_SETUID_FIXUP |
+        kuapi::SECBIT_NO_SETUID_FIXUP_LOCKED | kuapi::SECBIT_KEEP_CAPS_LOCKED | kuapi::SECBIT_NO_CAP_AMBIENT_RAISE |
+        kuapi::SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+    d.securebits = raw_syscall6(SYS_prctl, PR_SET_SECUREBITS, bits, 0, 0, 0, 0);
+    return d;
+}
 
 long set_no_new_privs_raw()
 {
@@ -209,6 +220,7 @@ void check_no_new_privs(long ret)
 /* What the early command did while it waited (command_confine_early); read once it runs C code. */
 struct early_confinement {
     bool done;
+    bounding_drop bounding;
     long no_new_privs;
 };
 
@@ -219,6 +231,7 @@ void check_early_confinement()
 {
     if (!g_early.done)
         return;
+    check_bounding_drop(g_early.bounding);
     check_no_new_privs(g_early.no_new_privs);
 }
 
@@ -248,33 +261,10 @@ void close_inherited_fds_at_exec(int keep_a, int keep_b)
         close_fds_except(keep_a, keep_b);
 }
 
-void drop_bounding_set_raw()
-{
-    if (g_bounding.done || !holds_setpcap_raw())
-        return;
-    g_bounding.done = true;
-    for (int cap = 0; cap < 64; cap++) {
-        long ret = raw_syscall6(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0, 0);
-        if (ret == -EINVAL)
-            break; /* past the kernel's last capability: no need to read cap_last_cap */
-        if (ret != 0) {
-            g_bounding.cap = cap;
-            g_bounding.ret = ret;
-            return;
-        }
-    }
-    unsigned bits = kuapi::SECBIT_NOROOT | kuapi::SECBIT_NOROOT_LOCKED | kuapi::SECBIT_NO_SETUID_FIXUP |
-        kuapi::SECBIT_NO_SETUID_FIXUP_LOCKED | kuapi::SECBIT_KEEP_CAPS_LOCKED | kuapi::SECBIT_NO_CAP_AMBIENT_RAISE |
-        kuapi::SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
-    g_bounding.securebits = raw_syscall6(SYS_prctl, PR_SET_SECUREBITS, bits, 0, 0, 0, 0);
-}
-
 void drop_capabilities(bool before_exec)
 {
-    if (before_exec) {
-        drop_bounding_set_raw();
-        check_bounding_drop(g_bounding);
-    }
+    if (before_exec && !g_early.done && holds_setpcap_raw())
+        check_bounding_drop(drop_bounding_set_and_lock_raw());
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
         fail(EXIT_STARTUP, "cannot clear the ambient capabilities: %s", strerror(errno));
     kuapi::cap_header header = {kuapi::LINUX_CAPABILITY_VERSION_3, 0};
@@ -285,7 +275,8 @@ void drop_capabilities(bool before_exec)
 
 void command_confine_early(const run_ctx *ctx)
 {
-    drop_bounding_set_raw();
+    if (holds_setpcap_raw())
+        g_early.bounding = drop_bounding_set_and_lock_raw();
     g_early.no_new_privs = set_no_new_privs_raw();
     if (g_early.no_new_privs == 0)
         seccomp_enforce_early(ctx);

@@ -4,9 +4,8 @@
  * Order in the command, after init started it: parent-death signal, environment, inherited
  * fds marked close-on-exec, capabilities dropped, no_new_privs, Landlock restrict_self (the
  * ruleset init built), the plan's seccomp filter, exec with a PATH search. The early command
- * (launch.h) takes the steps that need no C code before init lets it go: no_new_privs, and the
- * filter when it admits the rest (setup_calls.h); the bounding set and securebits it inherits
- * from init, which dropped them before its release.
+ * (launch.h) takes the steps that need no C code before init lets it go: the bounding set and
+ * securebits, no_new_privs, and the filter when it admits the rest (setup_calls.h).
  */
 #pragma once
 
@@ -21,22 +20,14 @@ void close_fds_except(int keep_a, int keep_b);
  * until then (the status pipe and the Landlock ruleset, both close-on-exec). */
 void close_inherited_fds_at_exec(int keep_a, int keep_b);
 
-/* The bounding set dropped and the securebits locked, raw (raw.h), so that exec cannot
- * regain a capability. Taken by init before its release, while the supervisor writes the id
- * maps, for every process init starts (they inherit both; init itself never executes), rather
- * than on the early command's path: a syscall per capability. Once only: the command's call
- * does nothing when init's took place. Without CAP_SETPCAP (no user namespace, not root)
- * there is nothing to drop. The command reports a failure (drop_capabilities). */
-void drop_bounding_set_raw();
-
 /* Drops every capability: ambient, effective, permitted and inheritable, and — when the
- * process will exec — checks that the bounding set is gone (init's drop, or its own), with
- * SECBIT_NOROOT and friends locked so that exec cannot regain any. Fails (125) when a
- * capability is still held afterwards. */
+ * process will exec — the bounding set, with SECBIT_NOROOT and friends locked so that exec
+ * cannot regain any. Init never executes anything, so it skips the bounding set (a syscall per
+ * capability). Fails (125) when a capability is still held afterwards. */
 void drop_capabilities(bool before_exec);
 
-/* The early command while it waits for init, raw (raw.h): the bounding set (when init could
- * not drop it), no_new_privs, the plan's filter (seccomp_enforce_early). Failures are reported by
+/* The early command while it waits for init, raw (raw.h): bounding set and securebits,
+ * no_new_privs, the plan's filter (seccomp_enforce_early). Failures are reported by
  * command_main, at the step they stand for. */
 void command_confine_early(const run_ctx *ctx);
 

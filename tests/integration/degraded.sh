@@ -198,9 +198,9 @@ NO_USERNS_PLAN=$T/procs.plan no_userns --strict /bin/true
 expect_rc 78 "--strict refuses"
 
 section "a caller holding every capability, no user namespace: the command holds none"
-# uid 0 with the full set inside bubblewrap's user namespace, new ones forbidden: init keeps
-# those capabilities (no namespace of its own to get fresh ones in) and drops the bounding set
-# for the command before its release. The command tries what a compromised agent would:
+# uid 0 with the full set inside bubblewrap's user namespace, new ones forbidden: init and
+# the command keep those capabilities (no namespace of their own to get fresh ones in) until
+# the command drops them. The command tries what a compromised agent would:
 # every capability set empty, the securebits locked, unlocking them refused, and no bounding
 # set left for an exec to fill again.
 capture_as bwrap --ro-bind / / --dev /dev --proc /proc --bind "$T" "$T" \

@@ -8,10 +8,9 @@
 #    between it and execve; the command still starts in its working directory, and the rule
 #    holds for what it runs (cd answers the rule's errno);
 #  - the same confinement either way: no_new_privs, both filters (the connect filter and the
-#    plan's), no capability in any set (the bounding set is dropped by init, before the
-#    command exists), the securebits locked so that nothing regains one (an attempt to unlock
-#    them is refused), the loopback up (the early command brings it up), and the hardening
-#    answers (unshare: EPERM).
+#    plan's), no capability in any set (the bounding set included), the securebits locked so
+#    that nothing regains one (an attempt to unlock them is refused), the loopback up, and
+#    the hardening answers (unshare: EPERM).
 . "$(dirname "$0")/lib.sh"
 it_setup "$@"
 
