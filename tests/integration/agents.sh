@@ -30,7 +30,7 @@ echo "# the user's shell startup file" >"$T/home/.bashrc"
 install -m 644 "$(dirname "$0")/net_helper.py" "$T/net_helper.py"
 SERVICES=$T/.runs/services.out
 spawn /usr/bin/python3 "$T/net_helper.py" serve "$SERVICES" api=tcp:127.0.0.1:0
-for _ in $(seq 1 50); do grep -q '^ready$' "$SERVICES" 2>/dev/null && break; sleep 0.1; done
+wait_ready "$SERVICES"
 port=$(sed -n 's/^api=//p' "$SERVICES")
 [ -n "$port" ] || die "the test's API server did not start"
 

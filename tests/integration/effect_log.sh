@@ -124,7 +124,7 @@ check_log() {
 
 SERVICES=$T/.runs/services.out
 spawn "${HELPER[@]}" serve "$SERVICES" upstream=tcp:127.0.0.1:0
-for _ in $(seq 1 50); do grep -q '^ready$' "$SERVICES" 2>/dev/null && break; sleep 0.1; done
+wait_ready "$SERVICES"
 port=$(sed -n 's/^upstream=//p' "$SERVICES")
 [ -n "$port" ] || die "the host server did not start"
 
@@ -318,7 +318,7 @@ check_log "the summary counts by name" "[('bpf', 1), ('keyctl', 1)]" \
 
 UNIX_OUT=$T/.runs/unix.out
 spawn "${HELPER[@]}" serve "$UNIX_OUT" hostsvc=unix:$T/hostsvc.sock
-for _ in $(seq 1 50); do grep -q '^ready$' "$UNIX_OUT" 2>/dev/null && break; sleep 0.1; done
+wait_ready "$UNIX_OUT"
 chmod 666 "$T/hostsvc.sock"
 use_log "$T/logs/connect.jsonl"
 sbx "$T/plan" "$PROBE" hostsock unix-connect "$T/hostsvc.sock"

@@ -23,7 +23,7 @@ echo "[user]" >"$T/home/.gitconfig"
 # A host service on 127.0.0.1, which the test's user reaches outside the sandbox.
 install -m 644 "$(dirname "$0")/net_helper.py" "$T/net_helper.py"
 spawn /usr/bin/python3 "$T/net_helper.py" serve "$T/.runs/services.out" host=tcp:127.0.0.1:0
-for _ in $(seq 1 50); do grep -q '^ready$' "$T/.runs/services.out" 2>/dev/null && break; sleep 0.1; done
+wait_ready "$T/.runs/services.out"
 port=$(sed -n 's/^host=//p' "$T/.runs/services.out")
 [ -n "$port" ] || die "the host service did not start"
 capture_as curl -sS --max-time 10 --noproxy '*' "http://127.0.0.1:$port/control"

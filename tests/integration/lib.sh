@@ -94,6 +94,16 @@ find_descendant() {
     return 1
 }
 
+# wait_ready FILE: waits up to 5 s for the line `ready` in FILE (net_helper.py serve writes
+# it once its servers listen).
+wait_ready() {
+    for _ in $(seq 1 50); do
+        grep -q '^ready$' "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # spawn CMD ARGS: CMD in the background, as a test-owned process (killed with its
 # descendants at exit). Sets SPAWNED to the pid of a wrapper whose stderr swallows bash's
 # notice when CMD is killed; CMD itself is among the wrapper's descendants.

@@ -25,7 +25,7 @@ HOSTSOCK=$hostsockdir/service.sock
 spawn "${HELPER[@]}" serve "$SERVICES" local=tcp:127.0.0.1:0 alias_same=tcp:127.0.0.2:@local \
     v6=tcp:::1:@local alias_other=tcp:127.0.0.2:0 other=tcp:127.0.0.1:0 udp_same=udp:127.0.0.1:@local \
     host-service=unix:"$HOSTSOCK"
-for _ in $(seq 1 50); do grep -q '^ready$' "$SERVICES" 2>/dev/null && break; sleep 0.1; done
+wait_ready "$SERVICES"
 P=$(sed -n 's/^local=//p' "$SERVICES")
 P2=$(sed -n 's/^alias_other=//p' "$SERVICES")
 Q=$(sed -n 's/^other=//p' "$SERVICES")

@@ -19,7 +19,7 @@ install -m 644 "$(dirname "$0")/net_helper.py" "$T/net_helper.py"
 HELPER=(/usr/bin/python3 "$T/net_helper.py")
 SERVICES=$T/.runs/services.out
 spawn "${HELPER[@]}" serve "$SERVICES" upstream=tcp:127.0.0.1:0 v6=tcp:::1:0 dns=udp:127.0.0.1:0
-for _ in $(seq 1 50); do grep -q '^ready$' "$SERVICES" 2>/dev/null && break; sleep 0.1; done
+wait_ready "$SERVICES"
 port=$(sed -n 's/^upstream=//p' "$SERVICES")
 port6=$(sed -n 's/^v6=//p' "$SERVICES")
 udp=$(sed -n 's/^dns=//p' "$SERVICES")

@@ -47,7 +47,7 @@ install -m 644 "$(dirname "$0")/net_helper.py" "$T/net_helper.py"
 HELPER=(/usr/bin/python3 "$T/net_helper.py")
 SERVICES=$T/.runs/services.out
 spawn "${HELPER[@]}" serve "$SERVICES" upstream=tcp:127.0.0.1:0 other=tcp:127.0.0.1:0
-for _ in $(seq 1 50); do grep -q '^ready$' "$SERVICES" 2>/dev/null && break; sleep 0.1; done
+wait_ready "$SERVICES"
 P=$(sed -n 's/^upstream=//p' "$SERVICES")
 Q=$(sed -n 's/^other=//p' "$SERVICES")
 [ -n "$P" ] && [ -n "$Q" ] || die "the host services did not start"
