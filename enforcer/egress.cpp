@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -312,7 +313,14 @@ void egress_stop()
     raw_kill(g_proxy, SIGTERM);
     copy_notes();
     raw_kill(g_proxy, SIGKILL);
-    int status;
+    int status = 0;
     raw_waitpid(g_proxy, &status);
     g_proxy = -1;
+    /* Its own failures it prints itself; a crash (its filter's SIGSYS, a fault) is silent,
+     * and from it on the sandbox's connections through the proxy and relays were refused. */
+    const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    if (sig != 0 && sig != SIGTERM && sig != SIGKILL)
+        warn("tartaros-proxy was killed by signal %d (%s) during the run: the sandbox's connections through it were "
+             "refused from then on",
+             sig, strsignal(sig));
 }

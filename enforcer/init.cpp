@@ -187,6 +187,7 @@ void release_descriptors_before_exit()
         }
         if (pid < 0)
             _exit(EXIT_STARTUP); /* ECHILD: cannot happen while the command is our child */
+        mediator_reaped(pid, status);
         if (pid == command) {
             if (!ctx->pid_ns)
                 end_leftover_children();

@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +58,32 @@ alignas(16) char g_mediator_stack[32 << 10];
  * fd table it shares with init, or -errno when the filter could not be installed; 0 = not
  * tried (the late path). */
 long g_early_listener;
+
+/* Why the mediator stopped while the command could still call it (mediator_report_end);
+ * MEDIATOR_SERVING while it serves or once it has ended as it should, at the hang-up that
+ * says no process of the command is left. Written by the mediator, or by init when it reaps
+ * a mediator killed by a signal; read by the supervisor: one memory (CLONE_VM). */
+enum mediator_stop : uint32_t {
+    MEDIATOR_SERVING = 0,
+    MEDIATOR_POLL_FAILED,     /* detail: -errno of ppoll */
+    MEDIATOR_LISTENER_CLOSED, /* POLLNVAL: the listener was no longer open in its fd table */
+    MEDIATOR_LISTENER_ERROR,  /* POLLERR */
+    MEDIATOR_KILLED,          /* detail: the signal */
+};
+
+struct mediator_end {
+    uint32_t stop;
+    int32_t detail;
+};
+
+mediator_end g_end;
+pid_t g_mediator_pid;
+
+void record_stop(mediator_stop stop, int32_t detail)
+{
+    g_end.detail = detail;
+    __atomic_store_n(&g_end.stop, (uint32_t)stop, __ATOMIC_RELEASE);
+}
 
 /* ---- one socket call, raw calls only ------------------------------------------------------ */
 
@@ -194,7 +221,13 @@ void serve(int listener)
         long ready = rsys(SYS_ppoll, (long)set, 1 + held, timeout_ms < 0 ? 0 : (long)&timeout, 0, 8);
         if (ready == -EINTR)
             continue;
-        if (ready < 0 || (set[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
+        if (ready < 0)
+            return record_stop(MEDIATOR_POLL_FAILED, (int32_t)ready);
+        if (set[0].revents & POLLNVAL)
+            return record_stop(MEDIATOR_LISTENER_CLOSED, 0);
+        if (set[0].revents & POLLERR)
+            return record_stop(MEDIATOR_LISTENER_ERROR, 0);
+        if (set[0].revents & POLLHUP)
             return; /* no process of the command is left */
         held_sends_progress(set + 1, held);
         if (set[0].revents & POLLIN)
@@ -386,7 +419,8 @@ void mediator_start(const run_ctx *ctx)
     if (g_setup.listener < 0 && g_setup.handoff < 0)
         return;
     g_socket_view.private_netns = (ctx->clone_flags & CLONE_NEWNET) != 0; /* known only now */
-    if (clone(mediator_entry, g_mediator_stack + sizeof g_mediator_stack, CLONE_VM | SIGCHLD, nullptr) < 0)
+    g_mediator_pid = clone(mediator_entry, g_mediator_stack + sizeof g_mediator_stack, CLONE_VM | SIGCHLD, nullptr);
+    if (g_mediator_pid < 0)
         fail(EXIT_STARTUP, "cannot start the connect mediator: clone: %s", strerror(errno));
     g_started = true;
     close(g_setup.listener >= 0 ? g_setup.listener : g_setup.handoff);
@@ -413,4 +447,29 @@ void mediator_attach(const run_ctx *ctx)
     send_listener(ctx->mediator_fd, (int)listener);
     close((int)listener);
     close(ctx->mediator_fd);
+}
+
+void mediator_reaped(pid_t pid, int wait_status)
+{
+    /* Not SIGKILL: the run's timeout and end kill it with everything else, and say so. */
+    if (g_mediator_pid > 0 && pid == g_mediator_pid && WIFSIGNALED(wait_status) && WTERMSIG(wait_status) != SIGKILL)
+        record_stop(MEDIATOR_KILLED, WTERMSIG(wait_status));
+}
+
+void mediator_report_end()
+{
+    const uint32_t stop = __atomic_load_n(&g_end.stop, __ATOMIC_ACQUIRE);
+    if (stop == MEDIATOR_SERVING)
+        return;
+    char why[96];
+    if (stop == MEDIATOR_POLL_FAILED)
+        snprintf(why, sizeof why, "ppoll: %s", strerror((int)-g_end.detail));
+    else if (stop == MEDIATOR_KILLED)
+        snprintf(why, sizeof why, "killed by signal %d", (int)g_end.detail);
+    else
+        snprintf(why, sizeof why, "its listener %s",
+                 stop == MEDIATOR_LISTENER_CLOSED ? "was no longer open" : "reported an error");
+    warn("the connect mediator stopped while the command ran (%s): every connect, bind and send with an "
+         "address after that failed with ENOSYS",
+         why);
 }

@@ -63,3 +63,10 @@ void mediator_start_before_command(const run_ctx *ctx);
  * which holds the plan's filter) and waits while the mediator takes its listener; refuses to
  * go on (125) when the filter could not be installed or handed over. */
 void mediator_attach(const run_ctx *ctx);
+
+/* Init, for each child it reaps while the command runs: notes a mediator killed by a signal. */
+void mediator_reaped(pid_t pid, int wait_status);
+
+/* The supervisor, once the command is over: a warning when the mediator stopped while the
+ * command could still call it (its calls then fail with ENOSYS, which is closed but silent). */
+void mediator_report_end();

@@ -19,6 +19,7 @@
 #include "exit_notice.h"
 #include "init.h"
 #include "launch.h"
+#include "mediator.h"
 #include "paths.h"
 #include "preflight.h"
 #include "raw.h"
@@ -274,6 +275,7 @@ int run_supervisor(run_ctx *ctx)
     limits_disarm_timeout();
     if (posted && outcome.synthetic == nullptr && ctx->limits->cgroup == nullptr && !effect_log_enabled()) {
         relay_finish(ctx);
+        mediator_report_end();
         egress_stop();
         return limits_finish(ctx, code);
     }
@@ -285,6 +287,7 @@ int run_supervisor(run_ctx *ctx)
         effect_log_usage(&usage);
         deny_events_summary();
     }
+    mediator_report_end();
     egress_stop();
     report_to_supervisor(-1); /* init set it to its end of the status pipe */
     for (const synthetic_mountpoint *s = outcome.synthetic; s; s = s->next)
