@@ -68,6 +68,7 @@ enum mediator_stop : uint32_t {
     MEDIATOR_POLL_FAILED,     /* detail: -errno of ppoll */
     MEDIATOR_LISTENER_CLOSED, /* POLLNVAL: the listener was no longer open in its fd table */
     MEDIATOR_LISTENER_ERROR,  /* POLLERR */
+    MEDIATOR_NOT_A_LISTENER,  /* its number held another file when it started (detail: -errno) */
     MEDIATOR_KILLED,          /* detail: the signal */
 };
 
@@ -212,6 +213,12 @@ void serve(int listener)
      * to the other (Linux 6.6; older kernels answer EINVAL and wake them the usual way). */
     rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_SET_FLAGS,
          (long)kuapi::SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+    /* A listener knows no notification 0 (ENOENT); any other file answers otherwise, and
+     * polling it would serve nobody while the command's calls fail. */
+    const uint64_t no_id = 0;
+    const long probe = rsys(SYS_ioctl, listener, (long)kuapi::SECCOMP_IOCTL_NOTIF_ID_VALID, (long)&no_id);
+    if (probe != -ENOENT)
+        return record_stop(MEDIATOR_NOT_A_LISTENER, (int32_t)probe);
     struct pollfd set[1 + kMaxHeldSends];
     for (;;) {
         int timeout_ms = -1;
@@ -461,11 +468,14 @@ void mediator_report_end()
     const uint32_t stop = __atomic_load_n(&g_end.stop, __ATOMIC_ACQUIRE);
     if (stop == MEDIATOR_SERVING)
         return;
-    char why[96];
+    char why[128];
     if (stop == MEDIATOR_POLL_FAILED)
         snprintf(why, sizeof why, "ppoll: %s", strerror((int)-g_end.detail));
     else if (stop == MEDIATOR_KILLED)
         snprintf(why, sizeof why, "killed by signal %d", (int)g_end.detail);
+    else if (stop == MEDIATOR_NOT_A_LISTENER)
+        snprintf(why, sizeof why, "the descriptor it was given is no seccomp listener: ioctl: %s",
+                 strerror((int)-g_end.detail));
     else
         snprintf(why, sizeof why, "its listener %s",
                  stop == MEDIATOR_LISTENER_CLOSED ? "was no longer open" : "reported an error");
