@@ -308,18 +308,25 @@ void egress_stop()
 {
     if (g_proxy <= 0)
         return;
-    /* SIGTERM, not SIGKILL: the proxy ends its loop with every log line written, then writes
-     * its notes and closes the pipe; only then may the cgroup be killed. */
-    raw_kill(g_proxy, SIGTERM);
-    copy_notes();
-    raw_kill(g_proxy, SIGKILL);
+    /* Ended already: by itself once init's end of the channel closed, or killed. */
     int status = 0;
-    raw_waitpid(g_proxy, &status);
+    const bool ended = raw_syscall4(SYS_wait4, g_proxy, (long)&status, WNOHANG, 0) == g_proxy;
+    if (!ended) {
+        /* SIGTERM, not SIGKILL: the proxy ends its loop with every log line written, then
+         * writes its notes and closes the pipe; only then may the cgroup be killed. */
+        raw_kill(g_proxy, SIGTERM);
+        copy_notes();
+        raw_kill(g_proxy, SIGKILL);
+        raw_waitpid(g_proxy, &status);
+    } else {
+        copy_notes();
+    }
     g_proxy = -1;
-    /* Its own failures it prints itself; a crash (its filter's SIGSYS, a fault) is silent,
-     * and from it on the sandbox's connections through the proxy and relays were refused. */
+    /* Its own failures it prints itself; a crash (its filter's SIGSYS, a fault) or a kill
+     * from outside is silent, and from it on the sandbox's connections through the proxy and
+     * relays were refused. The two signals sent here are the run's end. */
     const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    if (sig != 0 && sig != SIGTERM && sig != SIGKILL)
+    if (sig != 0 && (ended || (sig != SIGTERM && sig != SIGKILL)))
         warn("tartaros-proxy was killed by signal %d (%s) during the run: the sandbox's connections through it were "
              "refused from then on",
              sig, strsignal(sig));

@@ -458,8 +458,9 @@ void mediator_attach(const run_ctx *ctx)
 
 void mediator_reaped(pid_t pid, int wait_status)
 {
-    /* Not SIGKILL: the run's timeout and end kill it with everything else, and say so. */
-    if (g_mediator_pid > 0 && pid == g_mediator_pid && WIFSIGNALED(wait_status) && WTERMSIG(wait_status) != SIGKILL)
+    /* Any signal, SIGKILL too: the run's end and timeout kill the mediator after the command
+     * or with init, never while init still reaps for the command. */
+    if (g_mediator_pid > 0 && pid == g_mediator_pid && WIFSIGNALED(wait_status))
         record_stop(MEDIATOR_KILLED, WTERMSIG(wait_status));
 }
 

@@ -47,7 +47,9 @@ containers_cleanup() {
     done
     for f in $(find "$T" -name pause.pid 2>/dev/null); do
         pid=$(cat "$f" 2>/dev/null)
-        [[ $pid =~ ^[0-9]+$ ]] && kill -KILL "$pid" 2>/dev/null
+        # Still podman's: a pid recorded by a process that has ended may be anyone's now.
+        [[ $pid =~ ^[0-9]+$ ]] && [[ $(cat "/proc/$pid/comm" 2>/dev/null) =~ ^(podman( pause)?|catatonit)$ ]] &&
+            kill -KILL "$pid" 2>/dev/null
     done
     if [ -n "$SUBID_ADDED" ]; then
         usermod --del-subuids "$SUBID_ADDED" --del-subgids "$SUBID_ADDED" "$IT_USER" 2>/dev/null

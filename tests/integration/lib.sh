@@ -113,10 +113,22 @@ spawn() {
     IT_BG_PIDS+=("$SPAWNED")
 }
 
-# Background processes a test started are killed with all their descendants (by pid).
+# True while process $1 is a child of this shell: once a child has ended and been reaped,
+# its pid may be any process's (pid_max is 32768 here), another test's sandbox among them.
+is_our_child() {
+    local stat state ppid
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    # "PID (COMMAND) STATE PPID ...": the command name may hold spaces and parentheses
+    read -r state ppid _ <<<"${stat##*) }"
+    [ -n "$state" ] && [ "$ppid" = "$$" ]
+}
+
+# Background processes a test started, while still its own, are killed with all their
+# descendants (by pid); one that has ended is not looked for again.
 it_cleanup() {
     local pid tree
     for pid in "${IT_BG_PIDS[@]}"; do
+        is_our_child "$pid" || continue
         tree=$(descendants "$pid")
         # shellcheck disable=SC2086
         kill -KILL "$pid" $tree 2>/dev/null
