@@ -27,12 +27,10 @@ mkdir -p "$T/home/.ssh" "$T/plans"
 echo "PRIVATE KEY" >"$T/home/.ssh/id_rsa"
 echo "# the user's shell startup file" >"$T/home/.bashrc"
 
-install -m 644 "$(dirname "$0")/net_helper.py" "$T/net_helper.py"
+use_net_helper
 SERVICES=$T/.runs/services.out
-spawn /usr/bin/python3 "$T/net_helper.py" serve "$SERVICES" api=tcp:127.0.0.1:0
-wait_ready "$SERVICES"
-port=$(sed -n 's/^api=//p' "$SERVICES")
-[ -n "$port" ] || die "the test's API server did not start"
+serve_on_host "$SERVICES" api=tcp:127.0.0.1:0
+port=$(service_port "$SERVICES" api)
 
 section "controls, outside the sandbox"
 capture_as cat "$T/home/.ssh/id_rsa"

@@ -31,8 +31,7 @@ it_setup "$@"
 W=$T/ws
 mkdir -p "$W" "$T/logs" "$W/logs"
 echo "secret text" >"$T/secret.txt"
-install -m 644 "$(dirname "$0")/net_helper.py" "$T/net_helper.py"
-HELPER=(/usr/bin/python3 "$T/net_helper.py")
+use_net_helper
 
 # Every run of this test goes through a wrapper that adds --log with the path in $LOG_PATH_FILE
 # (set by use_log), so sbx and sbx_script work unchanged.
@@ -123,10 +122,8 @@ check_log() {
 }
 
 SERVICES=$T/.runs/services.out
-spawn "${HELPER[@]}" serve "$SERVICES" upstream=tcp:127.0.0.1:0
-wait_ready "$SERVICES"
-port=$(sed -n 's/^upstream=//p' "$SERVICES")
-[ -n "$port" ] || die "the host server did not start"
+serve_on_host "$SERVICES" upstream=tcp:127.0.0.1:0
+port=$(service_port "$SERVICES" upstream)
 
 cat >"$T/policy.toml" <<EOF
 version = 1
@@ -317,8 +314,7 @@ check_log "the summary counts by name" "[('bpf', 1), ('keyctl', 1)]" \
     "sorted((k, v) for k, v in [e for e in ev if e['event'] == 'deny_summary'][0]['counts'].items() if k in ('bpf', 'keyctl'))"
 
 UNIX_OUT=$T/.runs/unix.out
-spawn "${HELPER[@]}" serve "$UNIX_OUT" hostsvc=unix:$T/hostsvc.sock
-wait_ready "$UNIX_OUT"
+serve_on_host "$UNIX_OUT" hostsvc=unix:$T/hostsvc.sock
 chmod 666 "$T/hostsvc.sock"
 use_log "$T/logs/connect.jsonl"
 sbx "$T/plan" "$PROBE" hostsock unix-connect "$T/hostsvc.sock"

@@ -21,11 +21,9 @@ echo "PRIVATE KEY" >"$T/home/.ssh/id_ed25519"
 echo "[user]" >"$T/home/.gitconfig"
 
 # A host service on 127.0.0.1, which the test's user reaches outside the sandbox.
-install -m 644 "$(dirname "$0")/net_helper.py" "$T/net_helper.py"
-spawn /usr/bin/python3 "$T/net_helper.py" serve "$T/.runs/services.out" host=tcp:127.0.0.1:0
-wait_ready "$T/.runs/services.out"
-port=$(sed -n 's/^host=//p' "$T/.runs/services.out")
-[ -n "$port" ] || die "the host service did not start"
+use_net_helper
+serve_on_host "$T/.runs/services.out" host=tcp:127.0.0.1:0
+port=$(service_port "$T/.runs/services.out" host)
 capture_as curl -sS --max-time 10 --noproxy '*' "http://127.0.0.1:$port/control"
 check_eq "control: the host's 127.0.0.1:$port answers outside the sandbox" "host GET /control host=127.0.0.1:$port" "$OUT"
 

@@ -13,13 +13,10 @@ it_setup "$@"
 
 W=$T/ws
 mkdir -p "$W"
-install -m 644 "$(dirname "$0")/net_helper.py" "$T/net_helper.py"
-HELPER=(/usr/bin/python3 "$T/net_helper.py")
+use_net_helper
 SERVICES=$T/.runs/services.out
-spawn "${HELPER[@]}" serve "$SERVICES" upstream=tcp:127.0.0.1:0
-wait_ready "$SERVICES"
-port=$(sed -n 's/^upstream=//p' "$SERVICES")
-[ -n "$port" ] || die "the host service did not start"
+serve_on_host "$SERVICES" upstream=tcp:127.0.0.1:0
+port=$(service_port "$SERVICES" upstream)
 
 cat >"$T/policy.toml" <<EOF
 version = 1

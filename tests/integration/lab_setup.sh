@@ -31,14 +31,12 @@ SECRET_SUM=$(tree_sum "$T/secret")
 TOOLS=$(mktemp -d /var/tmp/tartaros-it-lab-tools.XXXXXX) || die "mktemp failed"
 trap 'rm -rf "$TOOLS"; it_cleanup' EXIT
 chmod 755 "$TOOLS"
-install -m 644 "$(dirname "$0")/net_helper.py" "$TOOLS/net_helper.py"
-H="/usr/bin/python3 $TOOLS/net_helper.py"
+use_net_helper "$TOOLS"
+H=${HELPER[*]}
 SERVICES=$T/.runs/services.out
-spawn /usr/bin/python3 "$TOOLS/net_helper.py" serve "$SERVICES" allowed=tcp:127.0.0.1:0 other=tcp:127.0.0.1:0
-wait_ready "$SERVICES"
-P=$(sed -n 's/^allowed=//p' "$SERVICES")
-Q=$(sed -n 's/^other=//p' "$SERVICES")
-[ -n "$P" ] && [ -n "$Q" ] || die "the host services did not start"
+serve_on_host "$SERVICES" allowed=tcp:127.0.0.1:0 other=tcp:127.0.0.1:0
+P=$(service_port "$SERVICES" allowed)
+Q=$(service_port "$SERVICES" other)
 
 LAB_FLAGS=(--write "$W" --read-deny "$T/secret" --write-deny "$W/.git/hooks" --port "$P" --max-procs 64
     --isolate-pids --isolate-proc --seccomp-strict --materialize)

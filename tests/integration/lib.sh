@@ -104,6 +104,25 @@ wait_ready() {
     return 1
 }
 
+# use_net_helper [DIR]: net_helper.py copied into DIR ($T by default: the sandbox may not see
+# the source tree); HELPER is the command that runs it.
+use_net_helper() {
+    install -m 644 "$(dirname "${BASH_SOURCE[0]}")/net_helper.py" "${1:-$T}/net_helper.py"
+    HELPER=(/usr/bin/python3 "${1:-$T}/net_helper.py")
+}
+
+# serve_on_host OUT NAME=SPEC...: net_helper.py's servers (use_net_helper first), test-owned,
+# their ports and log in OUT; returns once they all listen, and dies if they do not.
+serve_on_host() {
+    spawn "${HELPER[@]}" serve "$@"
+    wait_ready "$1" || die "the host services did not start: ${*:2}"
+}
+
+# service_port OUT NAME: the port server NAME of serve_on_host OUT got.
+service_port() {
+    sed -n "s/^$2=//p" "$1"
+}
+
 # spawn CMD ARGS: CMD in the background, as a test-owned process (killed with its
 # descendants at exit). Sets SPAWNED to the pid of a wrapper whose stderr swallows bash's
 # notice when CMD is killed; CMD itself is among the wrapper's descendants.

@@ -18,18 +18,15 @@ mkdir -p "$W"
 hostsockdir=/tmp/tartaros-it-$$-$RANDOM
 mkdir -m 755 "$hostsockdir" || die "cannot create $hostsockdir"
 trap 'rm -rf "$hostsockdir"; it_cleanup' EXIT
-install -m 644 "$(dirname "$0")/net_helper.py" "$T/net_helper.py"
-HELPER=(/usr/bin/python3 "$T/net_helper.py")
+use_net_helper
 SERVICES=$T/.runs/services.out
 HOSTSOCK=$hostsockdir/service.sock
-spawn "${HELPER[@]}" serve "$SERVICES" local=tcp:127.0.0.1:0 alias_same=tcp:127.0.0.2:@local \
+serve_on_host "$SERVICES" local=tcp:127.0.0.1:0 alias_same=tcp:127.0.0.2:@local \
     v6=tcp:::1:@local alias_other=tcp:127.0.0.2:0 other=tcp:127.0.0.1:0 udp_same=udp:127.0.0.1:@local \
     host-service=unix:"$HOSTSOCK"
-wait_ready "$SERVICES"
-P=$(sed -n 's/^local=//p' "$SERVICES")
-P2=$(sed -n 's/^alias_other=//p' "$SERVICES")
-Q=$(sed -n 's/^other=//p' "$SERVICES")
-[ -n "$P" ] && [ -n "$P2" ] && [ -n "$Q" ] && [ -S "$HOSTSOCK" ] || die "the host services did not start"
+P=$(service_port "$SERVICES" local)
+P2=$(service_port "$SERVICES" alias_other)
+Q=$(service_port "$SERVICES" other)
 read -r E N < <("${HELPER[@]}" free 2 | tr '\n' ' ')
 [ -n "$E" ] && [ -n "$N" ] || die "no free ports"
 

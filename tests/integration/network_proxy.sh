@@ -15,15 +15,12 @@ it_setup "$@"
 
 W=$T/ws
 mkdir -p "$W"
-install -m 644 "$(dirname "$0")/net_helper.py" "$T/net_helper.py"
-HELPER=(/usr/bin/python3 "$T/net_helper.py")
+use_net_helper
 SERVICES=$T/.runs/services.out
-spawn "${HELPER[@]}" serve "$SERVICES" upstream=tcp:127.0.0.1:0 v6=tcp:::1:0 dns=udp:127.0.0.1:0
-wait_ready "$SERVICES"
-port=$(sed -n 's/^upstream=//p' "$SERVICES")
-port6=$(sed -n 's/^v6=//p' "$SERVICES")
-udp=$(sed -n 's/^dns=//p' "$SERVICES")
-[ -n "$port" ] && [ -n "$port6" ] && [ -n "$udp" ] || die "the host services did not start"
+serve_on_host "$SERVICES" upstream=tcp:127.0.0.1:0 v6=tcp:::1:0 dns=udp:127.0.0.1:0
+port=$(service_port "$SERVICES" upstream)
+port6=$(service_port "$SERVICES" v6)
+udp=$(service_port "$SERVICES" dns)
 up="upstream GET"
 
 section "control: the host's services answer the test's user"

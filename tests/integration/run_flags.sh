@@ -43,14 +43,11 @@ echo host-tmp >"$hosttmp"
 chmod 644 "$hosttmp"
 trap 'rm -f "$hosttmp"; limits_cleanup; it_cleanup' EXIT
 
-install -m 644 "$(dirname "$0")/net_helper.py" "$T/net_helper.py"
-HELPER=(/usr/bin/python3 "$T/net_helper.py")
+use_net_helper
 SERVICES=$T/.runs/services.out
-spawn "${HELPER[@]}" serve "$SERVICES" upstream=tcp:127.0.0.1:0 other=tcp:127.0.0.1:0
-wait_ready "$SERVICES"
-P=$(sed -n 's/^upstream=//p' "$SERVICES")
-Q=$(sed -n 's/^other=//p' "$SERVICES")
-[ -n "$P" ] && [ -n "$Q" ] || die "the host services did not start"
+serve_on_host "$SERVICES" upstream=tcp:127.0.0.1:0 other=tcp:127.0.0.1:0
+P=$(service_port "$SERVICES" upstream)
+Q=$(service_port "$SERVICES" other)
 H=${HELPER[*]}
 
 # --config files: the test domains pinned to the host server (the proxy resolves nothing else
