@@ -480,7 +480,7 @@ void mediator_report_end()
     else
         snprintf(why, sizeof why, "its listener %s",
                  stop == MEDIATOR_LISTENER_CLOSED ? "was no longer open" : "reported an error");
-    warn("the connect mediator stopped while the command ran (%s): every connect, bind and send with an "
-         "address after that failed with ENOSYS",
+    warn("the connect mediator stopped while the command ran (%s): every call it answers (connect, bind, a send "
+         "with an address; with --log, exec and the denied calls) failed with ENOSYS from then on",
          why);
 }
